@@ -1,0 +1,42 @@
+"""A person at the terminal: shows the board, reads a move, explains a bad one and asks again."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from boardgym.agents.base import BaseAgent
+from boardgym.game import Game
+from boardgym.types import Action, IllegalActionError
+
+QUIT_WORDS = ("quit", "exit", "q")
+
+
+class HumanAgent(BaseAgent):
+    """Reads moves typed in the game's notation (``boardgym play GAME`` shows it)."""
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        seed: int | None = None,
+        read: Callable[[str], str] = input,
+        out: TextIO | None = None,
+    ) -> None:
+        super().__init__(game, seed=seed)
+        self._read = read
+        self._out = out
+
+    def act(self, game: Game, state: Any) -> Action:
+        out = self._out or sys.stdout
+        print(game.render(state), file=out)
+        print(f"legal moves: {game.legal_moves_text(state)}", file=out)
+        while True:
+            text = self._read("your move (or 'quit'): ")
+            if text.strip().lower() in QUIT_WORDS:
+                raise KeyboardInterrupt("game abandoned")
+            try:
+                return game.parse_action(state, text)
+            except IllegalActionError as error:
+                print(f"not a legal move: {error}", file=out)

@@ -1,0 +1,158 @@
+"""The ``boardgym`` command: list, play, train, evaluate, solve, bench.
+
+Each subcommand is an ``_add_<name>`` function that declares its parser and handler; a new
+subcommand is one more such function and one line in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+
+from boardgym.agents.registry import AGENTS, make_agent
+from boardgym.envs.registry import GAMES, make_game, parse_game_params
+from boardgym.train import METHODS
+from boardgym.types import BoardgymError
+
+BENCHES: dict[str, tuple[str, str]] = {
+    "envs": ("boardgym.bench.env_speed", "random play: our AEC envs and rules vs PettingZoo and OpenSpiel"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if not getattr(args, "passes_extra", False) and extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        return int(args.handler(args, extra) or 0)
+    except BoardgymError as error:
+        print(f"boardgym: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="boardgym", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in COMMANDS:
+        add(sub)
+    return parser
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """``GAME`` and repeated ``--param KEY=VALUE`` game parameters, for every subcommand."""
+    parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(GAMES)}")
+    parser.add_argument(
+        "-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+        help="game parameter, repeatable (e.g. -p size=7, -p heaps=3,4,5 -p misere=true)",
+    )
+
+
+# -- list ---------------------------------------------------------------------------------------
+def _add_list(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("list", help="list games, agents, training methods and benchmarks")
+    parser.add_argument("what", nargs="?", choices=["games", "agents", "methods", "benches"], help="only this table")
+    parser.set_defaults(handler=_list)
+
+
+def _list(args: argparse.Namespace, extra: list[str]) -> int:
+    tables = {
+        "games": {name: f"{entry.summary}  [gym id boardgym/{entry.gym_name}-v0]" for name, entry in GAMES.items()},
+        "agents": {name: entry.summary for name, entry in AGENTS.items()},
+        "methods": {name: summary for name, (_, summary) in METHODS.items()},
+        "benches": {name: summary for name, (_, summary) in BENCHES.items()},
+    }
+    for title, rows in tables.items():
+        if args.what not in (None, title):
+            continue
+        print(f"{title}:")
+        for name, summary in rows.items():
+            print(f"  {name:<14} {summary}")
+        if not rows:
+            print("  (none yet)")
+    return 0
+
+
+# -- play ---------------------------------------------------------------------------------------
+def _add_play(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("play", help="play a game against an agent in the terminal")
+    add_game_arguments(parser)
+    parser.add_argument("--opponent", default="random", metavar="SPEC", help="agent spec, e.g. perfect or mcts:simulations=400")
+    parser.add_argument("--seat", default="0", choices=["0", "1", "random"], help="your seat: 0 moves first")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the opponent and a random seat")
+    parser.set_defaults(handler=_play)
+
+
+def _play(args: argparse.Namespace, extra: list[str]) -> int:
+    import numpy as np
+
+    game = make_game(args.game, **parse_game_params(args.param))
+    rng = np.random.default_rng(args.seed)
+    seat = int(rng.integers(2)) if args.seat == "random" else int(args.seat)
+    players = [None, None]
+    players[seat] = make_agent("human", game)
+    players[1 - seat] = make_agent(args.opponent, game, seed=args.seed)
+    print(f"{game.name}: you are player {seat} ({'first' if seat == 0 else 'second'}); opponent: {args.opponent}")
+    state = game.initial_state()
+    while not game.is_terminal(state):
+        mover = game.current_player(state)
+        action = players[mover].act(game, state)
+        if mover != seat:
+            print(f"opponent plays {game.action_to_str(state, action)}")
+        state = game.apply(state, action)
+    print(game.render(state))
+    result = game.returns(state)[seat]
+    print("you win" if result > 0 else "you lose" if result < 0 else "draw")
+    return 0
+
+
+# -- train --------------------------------------------------------------------------------------
+def _add_train(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "train", help="train an agent: boardgym train METHOD --game GAME [options]", add_help=False
+    )
+    parser.add_argument("method", nargs="?", metavar="METHOD", help=f"one of: {', '.join(METHODS) or '(none yet)'}")
+    parser.set_defaults(handler=_train, passes_extra=True)
+
+
+def _train(args: argparse.Namespace, extra: list[str]) -> int:
+    if args.method is None or args.method in ("-h", "--help"):
+        print("usage: boardgym train METHOD --game GAME [options]   (boardgym train METHOD --help for the options)")
+        print("methods:", ", ".join(METHODS) or "(none yet)")
+        return 0
+    module = _module(METHODS, args.method, "training method")
+    return int(module.main(extra, prog=f"boardgym train {args.method}") or 0)
+
+
+# -- bench --------------------------------------------------------------------------------------
+def _add_bench(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("bench", help="speed benchmarks against peer libraries", add_help=False)
+    parser.add_argument("which", nargs="?", metavar="BENCH", help=f"one of: {', '.join(BENCHES)}")
+    parser.set_defaults(handler=_bench, passes_extra=True)
+
+
+def _bench(args: argparse.Namespace, extra: list[str]) -> int:
+    if args.which is None or args.which in ("-h", "--help"):
+        print("usage: boardgym bench BENCH [options]   (boardgym bench BENCH --help for the options)")
+        for name, (_, summary) in BENCHES.items():
+            print(f"  {name:<10} {summary}")
+        return 0
+    module = _module(BENCHES, args.which, "benchmark")
+    return int(module.main(extra, prog=f"boardgym bench {args.which}") or 0)
+
+
+def _module(table: dict[str, tuple[str, str]], name: str, kind: str):
+    if name not in table:
+        raise BoardgymError(f"unknown {kind} {name!r}; known: {', '.join(table) or '(none yet)'}")
+    return importlib.import_module(table[name][0])
+
+
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_list, _add_play, _add_train, _add_bench]
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Connect Four rules over int bitboards (7 columns x 6 rows).
+
+Action = column, 0..6 (typed as a letter a..g). Bit ``7 * column + row`` is the cell at
+``row`` (0 = bottom) of ``column``; the seventh bit of each column stays empty so that the
+shift tests for four in a row never wrap across columns::
+
+    6  .  .  .  .  .  .  .      bit numbers:   5 12 19 26 33 40 47
+    5  .  .  .  .  .  .  .                     4 11 18 25 32 39 46
+    ...                                        ...
+    1  .  .  .  .  .  .  .                     0  7 14 21 28 35 42
+       a  b  c  d  e  f  g
+
+Player 0 moves first. Four in a row horizontally, vertically or diagonally wins; a full board
+is a draw.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from boardgym.envs.bitboard import bits_to_cells
+from boardgym.game import GameBase
+from boardgym.types import Action, IllegalActionError, Planes, Player
+
+COLUMNS, ROWS, HEIGHT = 7, 6, 7  # HEIGHT counts the sentinel bit
+_BOTTOM = tuple(1 << (HEIGHT * c) for c in range(COLUMNS))
+_TOP = tuple(1 << (HEIGHT * c + ROWS - 1) for c in range(COLUMNS))
+_COLUMN_MASK = tuple(((1 << ROWS) - 1) << (HEIGHT * c) for c in range(COLUMNS))
+_FULL = sum(_COLUMN_MASK)
+# (row from the top, column) -> bit index, for building observation planes.
+_PLANE_BITS = np.array([[HEIGHT * c + (ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)])
+
+ONGOING, DRAW = -1, 2
+
+
+def _has_four(bits: int) -> bool:
+    for shift in (1, HEIGHT, HEIGHT - 1, HEIGHT + 1):  # vertical, horizontal, two diagonals
+        pairs = bits & bits >> shift
+        if pairs & pairs >> 2 * shift:
+            return True
+    return False
+
+
+class ConnectFourState(NamedTuple):
+    """``stones[p]`` is player p's bitboard; ``outcome`` is -1 ongoing, 0/1 winner, 2 draw."""
+
+    stones: tuple[int, int]
+    player: int
+    outcome: int
+
+
+class ConnectFour(GameBase[ConnectFourState]):
+    name = "connect_four"
+    num_players = 2
+    num_actions = COLUMNS
+    observation_shape = (2, ROWS, COLUMNS)
+
+    def initial_state(self) -> ConnectFourState:
+        return ConnectFourState((0, 0), 0, ONGOING)
+
+    def current_player(self, state: ConnectFourState) -> Player:
+        return state.player
+
+    def legal_actions(self, state: ConnectFourState) -> list[Action]:
+        if state.outcome != ONGOING:
+            return []
+        occupied = state.stones[0] | state.stones[1]
+        return [c for c in range(COLUMNS) if not occupied & _TOP[c]]
+
+    def apply(self, state: ConnectFourState, action: Action) -> ConnectFourState:
+        stones, player, outcome = state
+        occupied = stones[0] | stones[1]
+        if outcome != ONGOING or not 0 <= action < COLUMNS or occupied & _TOP[action]:
+            self.check_legal(state, action)
+        cell = (occupied + _BOTTOM[action]) & _COLUMN_MASK[action]
+        mine = stones[player] | cell
+        new_stones = (mine, stones[1]) if player == 0 else (stones[0], mine)
+        if _has_four(mine):
+            outcome = player
+        elif occupied | cell == _FULL:
+            outcome = DRAW
+        return ConnectFourState(new_stones, 1 - player, outcome)
+
+    def is_terminal(self, state: ConnectFourState) -> bool:
+        return state.outcome != ONGOING
+
+    def returns(self, state: ConnectFourState) -> tuple[float, float]:
+        if state.outcome == 0:
+            return (1.0, -1.0)
+        if state.outcome == 1:
+            return (-1.0, 1.0)
+        return (0.0, 0.0)
+
+    def observation(self, state: ConnectFourState, player: Player) -> Planes:
+        """Plane 0: ``player``'s discs, plane 1: the opponent's; row 0 is the top row."""
+        own = bits_to_cells(state.stones[player], HEIGHT * COLUMNS)[_PLANE_BITS]
+        opp = bits_to_cells(state.stones[1 - player], HEIGHT * COLUMNS)[_PLANE_BITS]
+        return np.stack((own, opp))
+
+    def board_grid(self, state: ConnectFourState) -> np.ndarray:
+        cells = bits_to_cells(state.stones[0], 49) + 2 * bits_to_cells(state.stones[1], 49)
+        return cells[_PLANE_BITS].astype(np.int8)
+
+    def render(self, state: ConnectFourState) -> str:
+        grid = self.board_grid(state)
+        lines = [f"{ROWS - r}  " + "  ".join(".XO"[v] for v in grid[r]) for r in range(ROWS)]
+        lines.append("   " + "  ".join("abcdefg"))
+        if state.outcome == DRAW:
+            lines.append("draw")
+        elif state.outcome != ONGOING:
+            lines.append(f"{'XO'[state.outcome]} wins")
+        else:
+            lines.append(f"{'XO'[state.player]} to move")
+        return "\n".join(lines)
+
+    def action_to_str(self, state: ConnectFourState, action: Action) -> str:
+        return "abcdefg"[action]
+
+    def parse_action(self, state: ConnectFourState, text: str) -> Action:
+        text = text.strip().lower()
+        if len(text) == 1 and text in "abcdefg":
+            action = "abcdefg".index(text)
+        elif text.isdigit() and 1 <= int(text) <= COLUMNS:
+            action = int(text) - 1
+        else:
+            raise IllegalActionError(
+                f"cannot read move {text!r}: type a column letter a-g (or 1-7); "
+                f"legal moves: {self.legal_moves_text(state)}"
+            )
+        self.check_legal(state, action)
+        return action

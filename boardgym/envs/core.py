@@ -1,0 +1,206 @@
+"""The shared environment machinery: one PettingZoo AEC env for every two-player ``Game``.
+
+A game module supplies only its rules object::
+
+    env, raw_env = make_env_fns("tictactoe")
+
+Conventions, written down once for every game:
+
+- Agents are ``player_0`` (moves first) and ``player_1``.
+- ``observe(agent)`` is ``{"observation": planes, "action_mask": mask}``: ``planes`` are the
+  rules' float32 planes from that agent's point of view, ``mask`` is int8 with ones on the
+  legal actions, and all zeros for the agent not on move or once the game is over.
+- Rewards are +1 / -1 / 0 when the game ends. An illegal or out-of-range action ends the game
+  with -1 for the agent who played it and 0 for the other (what PettingZoo's
+  ``TerminateIllegalWrapper`` does), and ``infos[agent]["illegal_action"]`` records it.
+- A game that ends by a move limit (``game.is_truncated``) ends with ``truncations`` set.
+- ``render()``: ``"ansi"`` returns the rules' text board with coordinates, ``"human"`` prints
+  it, ``"rgb_array"`` paints the board grid for games that have one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from boardgym.envs.registry import make_game
+from boardgym.game import Game
+from boardgym.types import Action, BoardgymError, IllegalActionError
+
+RENDER_MODES = ["ansi", "human", "rgb_array"]
+_COLOURS = np.array([[236, 226, 198], [30, 30, 30], [240, 240, 240], [200, 40, 40], [40, 90, 200]], np.uint8)
+
+
+class BoardgymAECEnv(AECEnv):
+    """PettingZoo AEC env over any two-player ``Game`` (see the module docstring)."""
+
+    metadata = {"render_modes": RENDER_MODES, "name": "boardgym", "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(self, game: Game, render_mode: str | None = None) -> None:
+        super().__init__()
+        self.game = game
+        self.render_mode = check_render_mode(game, render_mode)
+        self.metadata = {**self.metadata, "name": f"{game.name}_v0", "render_modes": render_modes(game)}
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        n = game.num_actions
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, game.observation_shape, np.float32),
+                    "action_mask": spaces.Box(0, 1, (n,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(n) for agent in self.possible_agents}
+        self._no_moves = np.zeros(n, dtype=np.int8)
+        self.state = game.initial_state()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.state = self.game.initial_state()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+        self._game_over = False
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game, state = self.game, self.state
+        planes = game.observation(state, self._index[agent])
+        if agent == self.agent_selection and not self._game_over:
+            mask = game.legal_mask(state).astype(np.int8)
+        else:
+            mask = self._no_moves.copy()
+        return {"observation": planes, "action_mask": mask}
+
+    def step(self, action: Action | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game, state = self.game, self.state
+        self._cumulative_rewards[agent] = 0.0
+        try:
+            self.state = state = game.apply(state, _as_action(action))
+        except IllegalActionError:
+            self._end_game({a: (-1.0 if a == agent else 0.0) for a in self.agents}, truncated=False)
+            self.infos[agent]["illegal_action"] = action
+            self.agent_selection = self._next_agent(agent)
+        else:
+            if game.is_terminal(state):
+                returns = game.returns(state)
+                self._end_game({a: float(returns[self._index[a]]) for a in self.agents}, game.is_truncated(state))
+                self.agent_selection = self._next_agent(agent)
+            else:
+                self.agent_selection = self.possible_agents[game.current_player(state)]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' to the env")
+            return None
+        return render_state(self.game, self.state, self.render_mode)
+
+    def close(self) -> None:
+        pass
+
+    # -- internals --------------------------------------------------------------------------
+    def _end_game(self, rewards: dict[str, float], truncated: bool) -> None:
+        self._game_over = True
+        self.rewards = rewards
+        done = dict.fromkeys(self.agents, True)
+        if truncated:
+            self.truncations = done
+        else:
+            self.terminations = done
+        self._accumulate_rewards()
+
+    def _next_agent(self, agent: str) -> str:
+        agents = self.agents
+        return agents[(agents.index(agent) + 1) % len(agents)]
+
+
+def _as_action(action: Any) -> Action:
+    if isinstance(action, (int, np.integer)) or (isinstance(action, np.ndarray) and action.shape == ()):
+        return int(action)
+    raise IllegalActionError(f"action {action!r} is not an integer action index")
+
+
+def render_modes(game: Game) -> list[str]:
+    """``ansi`` and ``human`` for every game, ``rgb_array`` for games with a board grid."""
+    has_picture = game.board_grid(game.initial_state()) is not None if hasattr(game, "board_grid") else False
+    return RENDER_MODES if has_picture else RENDER_MODES[:2]
+
+
+def check_render_mode(game: Game, render_mode: str | None) -> str | None:
+    if render_mode is not None and render_mode not in render_modes(game):
+        raise BoardgymError(f"render_mode={render_mode!r} is not one of {render_modes(game)} for {game.name}")
+    return render_mode
+
+
+def render_state(game: Game, state: Any, mode: str) -> str | np.ndarray | None:
+    """Render ``state`` in ``mode``: the text board (``ansi``), printed (``human``) or a
+    picture (``rgb_array``), the latter for games with a ``board_grid``."""
+    text = game.render(state)
+    if mode == "ansi":
+        return text
+    if mode == "human":
+        print(text, flush=True)
+        return None
+    grid = game.board_grid(state) if hasattr(game, "board_grid") else None
+    if grid is None:
+        raise ValueError(f"{game.name} has no picture; use render_mode='ansi'")
+    return paint_grid(np.asarray(grid))
+
+
+def paint_grid(grid: np.ndarray, cell: int = 40) -> np.ndarray:
+    """A picture of a board grid (0 empty, p+1 player p's piece): discs on a board."""
+    rows, cols = grid.shape
+    yy, xx = np.mgrid[0:cell, 0:cell]
+    centre = (cell - 1) / 2
+    disc = (yy - centre) ** 2 + (xx - centre) ** 2 <= (0.4 * cell) ** 2
+    image = np.empty((rows * cell, cols * cell, 3), np.uint8)
+    for r in range(rows):
+        for c in range(cols):
+            tile = np.broadcast_to(_COLOURS[0], (cell, cell, 3)).copy()
+            tile[0, :] = tile[:, 0] = _COLOURS[1]
+            value = int(grid[r, c])
+            if value:
+                tile[disc] = _COLOURS[2 + value % 3]
+            image[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell] = tile
+    return image
+
+
+def make_env_fns(game_name: str) -> tuple[Callable[..., AECEnv], Callable[..., BoardgymAECEnv]]:
+    """The ``env`` and ``raw_env`` functions of a ``boardgym.envs.<game>_v0`` module.
+
+    ``raw_env(render_mode=None, **game_params)``; ``env(...)`` adds PettingZoo's
+    ``OrderEnforcingWrapper`` (illegal moves are handled natively, see the module docstring).
+    """
+
+    def raw_env(render_mode: str | None = None, **game_params: Any) -> BoardgymAECEnv:
+        return BoardgymAECEnv(make_game(game_name, **game_params), render_mode=render_mode)
+
+    def env(render_mode: str | None = None, **game_params: Any) -> AECEnv:
+        return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode, **game_params))
+
+    raw_env.__doc__ = f"The unwrapped AEC env of {game_name}; keyword arguments go to the rules."
+    env.__doc__ = f"The AEC env of {game_name}, with PettingZoo's order enforcing wrapper."
+    return env, raw_env

@@ -1,0 +1,139 @@
+"""Nim: take objects from one heap at a time.
+
+Parameters: ``heaps`` (default 1, 3, 5, 7, 9: the rows of the seed reports' lab), ``misere``
+(default False: the player who takes the last object wins; True: that player loses) and
+``k`` (default None: take any number; k: take 1..k from a heap).
+
+Action encoding: with ``T = min(k, max(heaps))`` (or ``max(heaps)`` without k), action
+``heap * T + (take - 1)`` removes ``take`` objects from heap number ``heap`` (0-based), so
+``num_actions = len(heaps) * T``. Typed as ``heap:take`` with heaps numbered from 1, e.g.
+``3:2`` takes two from the third heap.
+
+Observation: one plane of shape ``(len(heaps), max(heaps))``, row i holding heaps[i] ones
+from the left (a unary picture of the rows of matches). Nim is impartial, so both players
+see the same planes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from boardgym.game import GameBase
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
+
+DEFAULT_HEAPS = (1, 3, 5, 7, 9)
+
+
+class NimState(NamedTuple):
+    heaps: tuple[int, ...]
+    player: int
+
+
+class Nim(GameBase[NimState]):
+    name = "nim"
+    num_players = 2
+
+    def __init__(
+        self,
+        heaps: Sequence[int] | str = DEFAULT_HEAPS,
+        misere: bool = False,
+        k: int | None = None,
+    ) -> None:
+        self.heaps = _parse_heaps(heaps)
+        if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
+            raise BoardgymError(f"Nim max-take k={k!r} must be a positive integer (or None for no limit)")
+        self.misere = bool(misere)
+        self.k = None if k is None else int(k)
+        self.max_take = min(self.k, max(self.heaps)) if self.k else max(self.heaps)
+        self.num_actions = len(self.heaps) * self.max_take
+        self.observation_shape = (1, len(self.heaps), max(self.heaps))
+        width = max(self.heaps)
+        self._rows = np.tril(np.ones((width + 1, width), dtype=np.float32), -1)  # _rows[n] = n ones
+        self._decode = [divmod(a, self.max_take) for a in range(self.num_actions)]
+
+    def params(self) -> dict[str, object]:
+        return {"heaps": self.heaps, "misere": self.misere, "k": self.k}
+
+    def initial_state(self) -> NimState:
+        return NimState(self.heaps, 0)
+
+    def current_player(self, state: NimState) -> Player:
+        return state.player
+
+    def legal_actions(self, state: NimState) -> list[Action]:
+        T = self.max_take
+        return [h * T + t for h, n in enumerate(state.heaps) for t in range(min(n, T))]
+
+    def apply(self, state: NimState, action: Action) -> NimState:
+        if not 0 <= action < self.num_actions:
+            self.check_legal(state, action)
+        heap, take = self._decode[action]
+        take += 1
+        heaps = state.heaps
+        if heaps[heap] < take:
+            self.check_legal(state, action)
+        heaps = heaps[:heap] + (heaps[heap] - take,) + heaps[heap + 1 :]
+        return NimState(heaps, 1 - state.player)
+
+    def is_terminal(self, state: NimState) -> bool:
+        return not any(state.heaps)
+
+    def returns(self, state: NimState) -> tuple[float, float]:
+        if any(state.heaps):
+            return (0.0, 0.0)
+        # The player to move faces empty heaps: the opponent took the last object.
+        winner = state.player if self.misere else 1 - state.player
+        return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
+
+    def observation(self, state: NimState, player: Player) -> Planes:
+        return self._rows[list(state.heaps)][None]
+
+    @property
+    def solvable_by_search(self) -> bool:
+        return math.prod(h + 1 for h in self.heaps) <= 2_000_000
+
+    def render(self, state: NimState) -> str:
+        width = len(str(max(self.heaps)))
+        lines = [f"heap {i + 1}: {n:>{width}}  " + "|" * n for i, n in enumerate(state.heaps)]
+        rule = "misère" if self.misere else "normal"
+        limit = f", take at most {self.k}" if self.k else ""
+        if self.is_terminal(state):
+            winner = 0 if self.returns(state)[0] > 0 else 1
+            lines.append(f"player {winner} wins ({rule} play{limit})")
+        else:
+            lines.append(f"player {state.player} to move ({rule} play{limit}); move = heap:take")
+        return "\n".join(lines)
+
+    def action_to_str(self, state: NimState, action: Action) -> str:
+        heap, take = divmod(action, self.max_take)
+        return f"{heap + 1}:{take + 1}"
+
+    def parse_action(self, state: NimState, text: str) -> Action:
+        match = re.fullmatch(r"\s*(\d+)\s*[:, ]\s*(\d+)\s*", text)
+        if not match:
+            raise IllegalActionError(
+                f"cannot read move {text!r}: type heap:take with heaps numbered from 1, e.g. 2:3"
+            )
+        heap, take = int(match[1]) - 1, int(match[2])
+        if not 0 <= heap < len(self.heaps) or not 1 <= take <= self.max_take:
+            raise IllegalActionError(
+                f"move {text!r}: heap must be 1..{len(self.heaps)} and take 1..{self.max_take}"
+            )
+        action = heap * self.max_take + take - 1
+        self.check_legal(state, action)
+        return action
+
+
+def _parse_heaps(heaps: Sequence[int] | str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(h) for h in (heaps.replace(" ", "").split(",") if isinstance(heaps, str) else heaps))
+    except (TypeError, ValueError):
+        raise BoardgymError(f"Nim heaps={heaps!r} must be positive integers, e.g. heaps=1,3,5,7") from None
+    if not values or min(values) < 1:
+        raise BoardgymError(f"Nim heaps={heaps!r} must be one or more positive integers, e.g. heaps=1,3,5,7")
+    return values

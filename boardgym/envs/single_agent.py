@@ -1,0 +1,115 @@
+"""The single-agent Gymnasium env: one seat is the learner, the other an agent from a spec.
+
+``gym.make("boardgym/TicTacToe-v0", opponent="random", seat=None)`` — every two-player game
+is registered this way. ``seat`` is 0 (move first), 1 (move second) or None (drawn at random
+each episode from the env's seeded generator). Game parameters pass through
+(``gym.make("boardgym/Nim-v0", heaps=(3, 4, 5), misere=True)``).
+
+- Observation: the rules' float32 planes from the learner's point of view.
+- Action mask: ``env.action_masks()`` (what sb3-contrib's MaskablePPO asks for) and
+  ``info["action_mask"]`` after ``reset`` and each ``step``.
+- Reward: the learner's return (+1 / -1 / 0) when the game ends, 0 before. An illegal action
+  ends the episode with -1 and ``info["illegal_action"]``.
+- ``info["seat"]`` is the learner's seat, ``info["opponent_action"]`` the opponent's last reply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from boardgym.agents.registry import make_agent
+from boardgym.envs.core import RENDER_MODES, _as_action, check_render_mode, render_modes, render_state
+from boardgym.envs.registry import make_game
+from boardgym.game import Game
+from boardgym.types import BoardgymError, IllegalActionError, Mask
+
+
+class SingleAgentEnv(gym.Env):
+    """A two-player game against a built-in opponent (see the module docstring)."""
+
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
+
+    def __init__(
+        self,
+        game: str | Game,
+        opponent: str = "random",
+        seat: int | str | None = None,
+        render_mode: str | None = None,
+        **game_params: Any,
+    ) -> None:
+        self.game = make_game(game, **game_params) if isinstance(game, str) else game
+        if self.game.num_players != 2:
+            raise BoardgymError(f"{self.game.name} is not a two-player game; use its own env")
+        if seat in ("random", None):
+            seat = None
+        elif seat not in (0, 1, "0", "1"):
+            raise BoardgymError(f"seat={seat!r} must be 0 (move first), 1 (move second) or None (random)")
+        self.fixed_seat = None if seat is None else int(seat)
+        self.render_mode = check_render_mode(self.game, render_mode)
+        self.metadata = {**self.metadata, "render_modes": render_modes(self.game)}
+        self.opponent = make_agent(opponent, self.game)
+        self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.seat = self.fixed_seat if self.fixed_seat is not None else 0
+        self.state = self.game.initial_state()
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(2))
+        self.opponent.reset(seed=int(self.np_random.integers(2**63)))
+        self.state = self.game.initial_state()
+        info: dict[str, Any] = {"seat": self.seat}
+        self._opponent_moves(info)
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info(info)
+
+    def step(self, action: Any):
+        game = self.game
+        info: dict[str, Any] = {"seat": self.seat}
+        try:
+            self.state = game.apply(self.state, _as_action(action))
+        except IllegalActionError:
+            info["illegal_action"] = action
+            info["action_mask"] = np.zeros(game.num_actions, dtype=bool)
+            return self._observe(), -1.0, True, False, info
+        self._opponent_moves(info)
+        if self.render_mode == "human":
+            self.render()
+        state = self.state
+        if game.is_terminal(state):
+            reward = float(game.returns(state)[self.seat])
+            truncated = game.is_truncated(state)
+            return self._observe(), reward, not truncated, truncated, self._info(info)
+        return self._observe(), 0.0, False, False, self._info(info)
+
+    def action_masks(self) -> Mask:
+        """Legal actions for the learner (all False once the game is over)."""
+        if self.game.is_terminal(self.state):
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return self.game.legal_mask(self.state)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to gym.make")
+            return None
+        return render_state(self.game, self.state, self.render_mode)
+
+    # -- internals --------------------------------------------------------------------------
+    def _opponent_moves(self, info: dict[str, Any]) -> None:
+        game = self.game
+        while not game.is_terminal(self.state) and game.current_player(self.state) != self.seat:
+            action = self.opponent.act(game, self.state)
+            self.state = game.apply(self.state, action)
+            info["opponent_action"] = action
+
+    def _observe(self) -> np.ndarray:
+        return self.game.observation(self.state, self.seat)
+
+    def _info(self, info: dict[str, Any]) -> dict[str, Any]:
+        info["action_mask"] = self.action_masks()
+        return info

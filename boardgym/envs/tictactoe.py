@@ -1,0 +1,130 @@
+"""Tic-Tac-Toe rules over 9-bit boards.
+
+Cells and actions (action = cell index; column letter + row number when typed)::
+
+       a   b   c
+    1  0 | 1 | 2
+      ---+---+---
+    2  3 | 4 | 5
+      ---+---+---
+    3  6 | 7 | 8
+
+Player 0 plays X and moves first. The game value with perfect play is a draw.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from boardgym.envs.bitboard import bits_to_cells
+from boardgym.game import GameBase
+from boardgym.types import Action, IllegalActionError, Planes, Player
+
+LINES = (
+    0b000000111, 0b000111000, 0b111000000,  # rows
+    0b001001001, 0b010010010, 0b100100100,  # columns
+    0b100010001, 0b001010100,  # diagonals
+)
+FULL = 0b111111111
+# Precomputed over all 512 masks: does this set of cells hold a line? which cells are free?
+_HAS_LINE = tuple(any(mask & line == line for line in LINES) for mask in range(512))
+_FREE_CELLS = tuple(tuple(c for c in range(9) if not mask >> c & 1) for mask in range(512))
+
+ONGOING, DRAW = -1, 2
+
+
+class TicTacToeState(NamedTuple):
+    """``stones[p]`` is player p's 9-bit board; ``outcome`` is -1 ongoing, 0/1 winner, 2 draw."""
+
+    stones: tuple[int, int]
+    player: int
+    outcome: int
+
+
+class TicTacToe(GameBase[TicTacToeState]):
+    name = "tictactoe"
+    num_players = 2
+    num_actions = 9
+    observation_shape = (2, 3, 3)
+
+    def initial_state(self) -> TicTacToeState:
+        return TicTacToeState((0, 0), 0, ONGOING)
+
+    def current_player(self, state: TicTacToeState) -> Player:
+        return state.player
+
+    def legal_actions(self, state: TicTacToeState) -> list[Action]:
+        if state.outcome != ONGOING:
+            return []
+        return list(_FREE_CELLS[state.stones[0] | state.stones[1]])
+
+    def apply(self, state: TicTacToeState, action: Action) -> TicTacToeState:
+        stones, player, outcome = state
+        occupied = stones[0] | stones[1]
+        if outcome != ONGOING or not 0 <= action < 9 or occupied >> action & 1:
+            self.check_legal(state, action)
+        mine = stones[player] | 1 << action
+        new_stones = (mine, stones[1]) if player == 0 else (stones[0], mine)
+        if _HAS_LINE[mine]:
+            outcome = player
+        elif occupied | 1 << action == FULL:
+            outcome = DRAW
+        return TicTacToeState(new_stones, 1 - player, outcome)
+
+    def is_terminal(self, state: TicTacToeState) -> bool:
+        return state.outcome != ONGOING
+
+    def returns(self, state: TicTacToeState) -> tuple[float, float]:
+        if state.outcome == 0:
+            return (1.0, -1.0)
+        if state.outcome == 1:
+            return (-1.0, 1.0)
+        return (0.0, 0.0)
+
+    def observation(self, state: TicTacToeState, player: Player) -> Planes:
+        """Plane 0: ``player``'s marks; plane 1: the opponent's."""
+        own, opp = state.stones[player], state.stones[1 - player]
+        return bits_to_cells(own | opp << 9, 18).reshape(self.observation_shape)
+
+    @property
+    def solvable_by_search(self) -> bool:
+        return True
+
+    def render(self, state: TicTacToeState) -> str:
+        rows = ["   a b c"]
+        for r in range(3):
+            cells = []
+            for c in range(3):
+                i = 3 * r + c
+                cells.append("X" if state.stones[0] >> i & 1 else "O" if state.stones[1] >> i & 1 else ".")
+            rows.append(f"{r + 1}  " + " ".join(cells))
+        rows.append(_status(state))
+        return "\n".join(rows)
+
+    def board_grid(self, state: TicTacToeState) -> np.ndarray:
+        grid = bits_to_cells(state.stones[0], 9) + 2 * bits_to_cells(state.stones[1], 9)
+        return grid.astype(np.int8).reshape(3, 3)
+
+    def action_to_str(self, state: TicTacToeState, action: Action) -> str:
+        return "abc"[action % 3] + str(action // 3 + 1)
+
+    def parse_action(self, state: TicTacToeState, text: str) -> Action:
+        text = text.strip().lower()
+        if len(text) == 2 and text[0] in "abc" and text[1] in "123":
+            action = "abc".index(text[0]) + 3 * (int(text[1]) - 1)
+            self.check_legal(state, action)
+            return action
+        raise IllegalActionError(
+            f"cannot read move {text!r}: type a column a-c and a row 1-3, e.g. b2; "
+            f"legal moves: {self.legal_moves_text(state)}"
+        )
+
+
+def _status(state: TicTacToeState) -> str:
+    if state.outcome == DRAW:
+        return "draw"
+    if state.outcome != ONGOING:
+        return f"{'XO'[state.outcome]} wins"
+    return f"{'XO'[state.player]} to move"

@@ -1,0 +1,1 @@
+"""Matches, tournaments, ratings and reports."""

@@ -1,0 +1,13 @@
+"""Training scripts, one module per method. Each module offers a frozen ``Config``
+dataclass, ``train(config) -> Path`` (the final checkpoint) and ``main(argv)``; it runs as
+``boardgym train METHOD --game GAME`` and as ``python -m boardgym.train.METHOD``.
+
+METHODS maps a method name to its module and a one-line summary; adding a method means
+adding its line here.
+"""
+
+from __future__ import annotations
+
+METHODS: dict[str, tuple[str, str]] = {}
+
+__all__ = ["METHODS"]

@@ -1,0 +1,188 @@
+"""What every training script shares: config dataclasses on the command line, run folders,
+TensorBoard writers, and checkpoints written atomically and loaded without unpickling.
+
+A config is a frozen dataclass whose fields are declared with ``option(default, help)``::
+
+    @dataclass(frozen=True)
+    class Config:
+        game: str = option("tictactoe", "game to train on (boardgym list games)")
+        episodes: int = option(100_000, "training episodes")
+
+``config_from_argv(Config, argv)`` builds one from ``--game nim --episodes 500``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import json
+import os
+import tempfile
+import time
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+from boardgym.types import BoardgymError
+
+C = TypeVar("C")
+RUNS_ROOT = Path("runs")
+
+
+def option(default: Any, help: str) -> Any:
+    """A documented config field (the help text shows in ``--help``)."""
+    if isinstance(default, (list, dict, set)):
+        raise TypeError("use a tuple for sequence defaults: configs are frozen")
+    return dataclasses.field(default=default, metadata={"help": help})
+
+
+def build_parser(config_cls: type, prog: str, description: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=description or config_cls.__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    add_config_arguments(parser, config_cls)
+    return parser
+
+
+def add_config_arguments(parser: argparse.ArgumentParser, config_cls: type) -> None:
+    """One ``--field-name`` option per dataclass field, typed from its annotation."""
+    hints = typing.get_type_hints(config_cls)
+    for field in dataclasses.fields(config_cls):
+        kind = _base_type(hints[field.name])
+        flag = "--" + field.name.replace("_", "-")
+        help_text = field.metadata.get("help", "")
+        if kind is bool:
+            parser.add_argument(flag, dest=field.name, action=argparse.BooleanOptionalAction, default=field.default, help=help_text)
+        elif kind is tuple:
+            parser.add_argument(flag, dest=field.name, type=str, default=field.default, help=help_text + " (comma separated)")
+        else:
+            parser.add_argument(flag, dest=field.name, type=kind, default=field.default, help=help_text)
+
+
+def config_from_args(config_cls: type[C], args: argparse.Namespace) -> C:
+    hints = typing.get_type_hints(config_cls)
+    values = {}
+    for field in dataclasses.fields(config_cls):
+        value = getattr(args, field.name)
+        if _base_type(hints[field.name]) is tuple and isinstance(value, str):
+            value = tuple(_parse_item(v) for v in value.split(",") if v.strip())
+        values[field.name] = value
+    return config_cls(**values)
+
+
+def config_from_argv(config_cls: type[C], argv: list[str] | None, prog: str) -> C:
+    return config_from_args(config_cls, build_parser(config_cls, prog).parse_args(argv))
+
+
+def config_to_dict(config: Any) -> dict[str, Any]:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(config).items()}
+
+
+def config_from_dict(config_cls: type[C], values: dict[str, Any], source: str = "config") -> C:
+    """Rebuild a config from JSON values, refusing unknown keys with the known ones."""
+    names = {f.name for f in dataclasses.fields(config_cls)}
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise BoardgymError(f"{source}: unknown config key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(names))}")
+    hints = typing.get_type_hints(config_cls)
+    fixed = {k: (tuple(v) if _base_type(hints[k]) is tuple and isinstance(v, list) else v) for k, v in values.items()}
+    return config_cls(**fixed)
+
+
+def run_dir(game: str, method: str, run_name: str | None = None, seed: int | None = None, root: Path | str = RUNS_ROOT) -> Path:
+    """``runs/<game>/<method>/<run-name>/``; the default name is ``<seed>-<date>-<time>``."""
+    if not run_name:
+        run_name = f"s{seed if seed is not None else 0}-{time.strftime('%Y%m%d-%H%M%S')}"
+    path = Path(root) / game / method / run_name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``, so a
+    crash never leaves a half-written file under the real name."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path | str, text: str) -> None:
+    atomic_write_bytes(path, text.encode())
+
+
+def write_config(path: Path | str, config: Any, **extra: Any) -> None:
+    atomic_write_text(path, json.dumps({**config_to_dict(config), **extra}, indent=2) + "\n")
+
+
+def save_checkpoint(path: Path | str, payload: dict[str, Any]) -> Path:
+    """``torch.save`` atomically. Keep the payload to tensors, numbers, strings, lists and
+    dicts so that ``load_checkpoint`` can read it with ``weights_only=True``."""
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
+    return Path(path)
+
+
+def load_checkpoint(path: Path | str, map_location: str = "cpu") -> dict[str, Any]:
+    """Load a checkpoint without unpickling arbitrary objects; one clear error if it is
+    missing or unreadable."""
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise BoardgymError(f"checkpoint {str(path)!r} does not exist; pass the path of a file written by `boardgym train`")
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as error:  # torch raises many kinds for a corrupt or foreign file
+        raise BoardgymError(
+            f"checkpoint {str(path)!r} cannot be read ({type(error).__name__}); it is corrupt or not a boardgym checkpoint: "
+            "retrain or pass another file"
+        ) from None
+    if not isinstance(payload, dict):
+        raise BoardgymError(f"checkpoint {str(path)!r} is not a boardgym checkpoint (expected a dict)")
+    return payload
+
+
+def make_writer(path: Path | str):  # -> torch.utils.tensorboard.SummaryWriter
+    from torch.utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(log_dir=str(path))
+
+
+def log_hparams(writer: Any, config: Any) -> None:
+    """Hyper-parameters once, as a markdown table under ``hparams/config`` (CleanRL's habit)."""
+    rows = "\n".join(f"|{k}|{v}|" for k, v in config_to_dict(config).items())
+    writer.add_text("hparams/config", f"|param|value|\n|-|-|\n{rows}")
+
+
+def _base_type(annotation: Any) -> type:
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _base_type(options[0])
+    if origin is tuple or annotation is tuple:
+        return tuple
+    return annotation if isinstance(annotation, type) else str
+
+
+def _parse_item(text: str) -> Any:
+    text = text.strip()
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
