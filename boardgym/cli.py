@@ -48,7 +48,11 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     """``GAME`` and repeated ``--param KEY=VALUE`` game parameters, for every subcommand."""
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(GAMES)}")
     parser.add_argument(
-        "-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="game parameter, repeatable (e.g. -p size=7, -p heaps=3,4,5 -p misere=true)",
     )
 
@@ -82,7 +86,9 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
 def _add_play(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("play", help="play a game against an agent in the terminal")
     add_game_arguments(parser)
-    parser.add_argument("--opponent", default="random", metavar="SPEC", help="agent spec, e.g. perfect or mcts:simulations=400")
+    parser.add_argument(
+        "--opponent", default="random", metavar="SPEC", help="agent spec, e.g. perfect or mcts:simulations=400"
+    )
     parser.add_argument("--seat", default="0", choices=["0", "1", "random"], help="your seat: 0 moves first")
     parser.add_argument("--seed", type=int, default=None, help="seed for the opponent and a random seat")
     parser.set_defaults(handler=_play)
@@ -113,9 +119,7 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
 
 # -- train --------------------------------------------------------------------------------------
 def _add_train(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser(
-        "train", help="train an agent: boardgym train METHOD --game GAME [options]", add_help=False
-    )
+    parser = sub.add_parser("train", help="train an agent: boardgym train METHOD --game GAME [options]", add_help=False)
     parser.add_argument("method", nargs="?", metavar="METHOD", help=f"one of: {', '.join(METHODS) or '(none yet)'}")
     parser.set_defaults(handler=_train, passes_extra=True)
 

@@ -141,4 +141,3 @@ class GameBase(Generic[S]):
     def params(self) -> dict[str, Any]:
         """The constructor parameters, so ``make_game(game.name, **game.params())`` rebuilds it."""
         return {}
-

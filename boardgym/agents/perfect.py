@@ -24,7 +24,9 @@ class PerfectAgent(BaseAgent):
     def __init__(self, game: Game, *, seed: int | None = None) -> None:
         super().__init__(game, seed=seed)
         if game.num_players != 2:
-            raise BoardgymError(f"the perfect agent plays two-player games; {game.name} has {game.num_players} player(s)")
+            raise BoardgymError(
+                f"the perfect agent plays two-player games; {game.name} has {game.num_players} player(s)"
+            )
         if not getattr(game, "solvable_by_search", False):
             raise BoardgymError(
                 f"{game!r} is too large for the perfect agent's exhaustive search; "

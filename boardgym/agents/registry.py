@@ -32,9 +32,7 @@ class AgentEntry:
 AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry("boardgym.agents.random_agent:RandomAgent", "uniformly random legal moves"),
     "human": AgentEntry("boardgym.agents.human:HumanAgent", "a person typing moves at the terminal"),
-    "perfect": AgentEntry(
-        "boardgym.agents.perfect:PerfectAgent", "exact play by memoised search (small games only)"
-    ),
+    "perfect": AgentEntry("boardgym.agents.perfect:PerfectAgent", "exact play by memoised search (small games only)"),
 }
 
 _SIMPLE = (int, float, bool, str, Path)
@@ -68,8 +66,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise BoardgymError(
-                f"cannot read {item!r} in agent spec {spec!r}; write name:key=value,key=value, "
-                "e.g. minimax:depth=3"
+                f"cannot read {item!r} in agent spec {spec!r}; write name:key=value,key=value, e.g. minimax:depth=3"
             )
         params[key.strip()] = value.strip()
     return name.strip(), params

@@ -116,14 +116,10 @@ class Nim(GameBase[NimState]):
     def parse_action(self, state: NimState, text: str) -> Action:
         match = re.fullmatch(r"\s*(\d+)\s*[:, ]\s*(\d+)\s*", text)
         if not match:
-            raise IllegalActionError(
-                f"cannot read move {text!r}: type heap:take with heaps numbered from 1, e.g. 2:3"
-            )
+            raise IllegalActionError(f"cannot read move {text!r}: type heap:take with heaps numbered from 1, e.g. 2:3")
         heap, take = int(match[1]) - 1, int(match[2])
         if not 0 <= heap < len(self.heaps) or not 1 <= take <= self.max_take:
-            raise IllegalActionError(
-                f"move {text!r}: heap must be 1..{len(self.heaps)} and take 1..{self.max_take}"
-            )
+            raise IllegalActionError(f"move {text!r}: heap must be 1..{len(self.heaps)} and take 1..{self.max_take}")
         action = heap * self.max_take + take - 1
         self.check_legal(state, action)
         return action

@@ -28,9 +28,7 @@ GAMES: dict[str, GameEntry] = {
     "connect_four": GameEntry(
         "boardgym.envs.connect_four:ConnectFour", "ConnectFour", "Connect Four, 7x6, 7 actions (columns)"
     ),
-    "nim": GameEntry(
-        "boardgym.envs.nim:Nim", "Nim", "Nim (heaps, misere, max-take k); action = heap * T + take - 1"
-    ),
+    "nim": GameEntry("boardgym.envs.nim:Nim", "Nim", "Nim (heaps, misere, max-take k); action = heap * T + take - 1"),
 }
 
 

@@ -23,9 +23,14 @@ from boardgym.game import GameBase
 from boardgym.types import Action, IllegalActionError, Planes, Player
 
 LINES = (
-    0b000000111, 0b000111000, 0b111000000,  # rows
-    0b001001001, 0b010010010, 0b100100100,  # columns
-    0b100010001, 0b001010100,  # diagonals
+    0b000000111,
+    0b000111000,
+    0b111000000,  # rows
+    0b001001001,
+    0b010010010,
+    0b100100100,  # columns
+    0b100010001,
+    0b001010100,  # diagonals
 )
 FULL = 0b111111111
 # Precomputed over all 512 masks: does this set of cells hold a line? which cells are free?

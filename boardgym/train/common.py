@@ -54,9 +54,13 @@ def add_config_arguments(parser: argparse.ArgumentParser, config_cls: type) -> N
         flag = "--" + field.name.replace("_", "-")
         help_text = field.metadata.get("help", "")
         if kind is bool:
-            parser.add_argument(flag, dest=field.name, action=argparse.BooleanOptionalAction, default=field.default, help=help_text)
+            parser.add_argument(
+                flag, dest=field.name, action=argparse.BooleanOptionalAction, default=field.default, help=help_text
+            )
         elif kind is tuple:
-            parser.add_argument(flag, dest=field.name, type=str, default=field.default, help=help_text + " (comma separated)")
+            parser.add_argument(
+                flag, dest=field.name, type=str, default=field.default, help=help_text + " (comma separated)"
+            )
         else:
             parser.add_argument(flag, dest=field.name, type=kind, default=field.default, help=help_text)
 
@@ -85,13 +89,17 @@ def config_from_dict(config_cls: type[C], values: dict[str, Any], source: str = 
     names = {f.name for f in dataclasses.fields(config_cls)}
     unknown = sorted(set(values) - names)
     if unknown:
-        raise BoardgymError(f"{source}: unknown config key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(names))}")
+        raise BoardgymError(
+            f"{source}: unknown config key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(names))}"
+        )
     hints = typing.get_type_hints(config_cls)
     fixed = {k: (tuple(v) if _base_type(hints[k]) is tuple and isinstance(v, list) else v) for k, v in values.items()}
     return config_cls(**fixed)
 
 
-def run_dir(game: str, method: str, run_name: str | None = None, seed: int | None = None, root: Path | str = RUNS_ROOT) -> Path:
+def run_dir(
+    game: str, method: str, run_name: str | None = None, seed: int | None = None, root: Path | str = RUNS_ROOT
+) -> Path:
     """``runs/<game>/<method>/<run-name>/``; the default name is ``<seed>-<date>-<time>``."""
     if not run_name:
         run_name = f"s{seed if seed is not None else 0}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -143,7 +151,9 @@ def load_checkpoint(path: Path | str, map_location: str = "cpu") -> dict[str, An
 
     path = Path(path)
     if not path.is_file():
-        raise BoardgymError(f"checkpoint {str(path)!r} does not exist; pass the path of a file written by `boardgym train`")
+        raise BoardgymError(
+            f"checkpoint {str(path)!r} does not exist; pass the path of a file written by `boardgym train`"
+        )
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as error:  # torch raises many kinds for a corrupt or foreign file

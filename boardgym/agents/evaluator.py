@@ -1,0 +1,50 @@
+"""Leaf evaluators for tree search: the seam between MCTS and AlphaZero.
+
+An ``Evaluator`` scores a batch of non-terminal states at once: prior probabilities over the
+game's actions (zero on illegal ones) and a value in [-1, 1] for the player to move in each
+state. Batches let a network evaluate the leaves of many searches in one call; random
+rollouts simply loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from boardgym.game import Game
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """``(priors, values)``: priors ``(len(states), num_actions)`` float32 summing to 1 over
+        legal actions; values ``(len(states),)`` float32 for the player to move."""
+        ...
+
+
+class RolloutEvaluator:
+    """Uniform priors over legal actions and the result of ``rollouts`` random playouts."""
+
+    def __init__(self, rollouts: int = 1, rng: np.random.Generator | None = None) -> None:
+        self.rollouts = rollouts
+        self.rng = rng if rng is not None else np.random.default_rng()
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        priors = np.zeros((len(states), game.num_actions), dtype=np.float32)
+        values = np.zeros(len(states), dtype=np.float32)
+        for i, state in enumerate(states):
+            legal = game.legal_actions(state)
+            priors[i, legal] = 1.0 / len(legal)
+            player = game.current_player(state)
+            values[i] = sum(self.playout(game, state, player) for _ in range(self.rollouts)) / self.rollouts
+        return priors, values
+
+    def playout(self, game: Game, state: Any, player: int) -> float:
+        """Random play to the end; the return for ``player``."""
+        random = self.rng.random
+        while not game.is_terminal(state):
+            legal = game.legal_actions(state)
+            state = game.apply(state, legal[int(random() * len(legal))])
+        return game.returns(state)[player]
