@@ -33,6 +33,9 @@ AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry("boardgym.agents.random_agent:RandomAgent", "uniformly random legal moves"),
     "human": AgentEntry("boardgym.agents.human:HumanAgent", "a person typing moves at the terminal"),
     "perfect": AgentEntry("boardgym.agents.perfect:PerfectAgent", "exact play by memoised search (small games only)"),
+    "qlearning": AgentEntry("boardgym.agents.tabular:TabularAgent", "greedy play from a Q-learning table (checkpoint=)"),
+    "montecarlo": AgentEntry("boardgym.agents.tabular:TabularAgent", "greedy play from a Monte Carlo table (checkpoint=)"),
+    "mcts": AgentEntry("boardgym.agents.mcts:MCTSAgent", "UCT tree search with random rollouts (simulations=, time=, c=)"),
 }
 
 _SIMPLE = (int, float, bool, str, Path)

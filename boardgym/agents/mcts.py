@@ -1,0 +1,455 @@
+"""Monte Carlo tree search over the rules API, with UCT or PUCT selection.
+
+One search class, ``MCTS``, serves both the random-rollout player (``mcts:simulations=800``)
+and AlphaZero: the leaf ``Evaluator`` (``boardgym.agents.evaluator``) returns priors and a
+value, and ``c_puct`` switches the selection rule from UCT (Kocsis & Szepesvári 2006) to the
+prior-weighted PUCT of AlphaZero (Silver et al. 2017). OpenSpiel's ``mcts.py`` is the model of
+the separation between search and evaluator.
+
+Public API (stable; AlphaZero builds on it)::
+
+    tree = MCTS(game, evaluator, simulations=800, time=None,
+                c_uct=1.4,                  # UCT exploration, used when c_puct is None
+                c_puct=None,                # a float: PUCT with the evaluator's priors
+                dirichlet_alpha=None,       # root noise (PUCT only): Dir(alpha) ...
+                dirichlet_fraction=0.25,    # ... mixed in with this weight
+                batch_size=1,               # leaves per evaluator call (virtual loss between)
+                rng=np.random.default_rng(seed))
+    root = tree.search(state)               # run the budget from state (reusing the subtree
+                                            # kept by advance() when it matches state)
+    tree.visit_counts(root)                 # np.ndarray (num_actions,) of root visit counts
+    tree.policy(root, temperature=1.0)      # visit distribution; temperature 0 -> one-hot argmax
+    tree.best_action(root)                  # most visited (ties: higher mean value, then random)
+    tree.choose(root, temperature)          # sample from policy(root, temperature)
+    tree.advance(action)                    # keep the chosen child's subtree for the next search
+    tree.reset()                            # forget the tree
+
+    # Driving many trees in lockstep (one network call for the leaves of several games):
+    leaves = tree.gather_leaves(state, k)   # up to k pending leaves, virtual loss applied
+    tree.backup_leaves(leaves, priors, values)   # arrays shaped like Evaluator.evaluate's
+    [leaf.state for leaf in leaves]         # what to evaluate
+
+Values: every edge keeps the sum ``W`` and count ``N`` of the results seen from the point of
+view of the player who chose that edge; a leaf value ``v`` for the player on move at the leaf
+counts as ``v`` for that player and ``-v`` for the other, so games whose turns do not
+alternate (Quarto) need nothing special. Terminal states are scored by ``game.returns``.
+
+Unvisited edges: under UCT each legal action is tried once, in a random order, before any is
+tried twice; under PUCT their mean value is ``fpu`` (0 by default), as in AlphaZero.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time as _time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from boardgym.agents.base import BaseAgent
+from boardgym.agents.evaluator import Evaluator, RolloutEvaluator
+from boardgym.game import Game
+from boardgym.types import Action, BoardgymError
+
+# Virtual loss: a pending leaf counts as a loss for every mover on its path until it is backed up.
+_VIRTUAL_LOSS = 1.0
+
+
+class Node:
+    """A state in the tree; its edges are parallel lists indexed like ``actions``.
+
+    ``edge_n[i]``/``edge_w[i]``: visits and summed value (for ``player``, who chooses the
+    edge) of ``actions[i]``; ``children[i]`` the node it leads to, ``None`` until visited.
+    ``actions`` is empty until the node is expanded (evaluated); terminal nodes never are.
+    """
+
+    __slots__ = (
+        "state",
+        "player",
+        "terminal",
+        "terminal_returns",
+        "expanded",
+        "actions",
+        "priors",
+        "clean_priors",
+        "children",
+        "edge_n",
+        "edge_w",
+        "n",
+        "untried",
+    )
+
+    def __init__(self, game: Game, state: Any) -> None:
+        self.state = state
+        self.player = game.current_player(state)
+        self.terminal = game.is_terminal(state)
+        self.terminal_returns: tuple[float, ...] | None = game.returns(state) if self.terminal else None
+        self.expanded = False
+        self.actions: list[Action] = []
+        self.priors: list[float] = []
+        self.clean_priors: list[float] | None = None
+        self.children: list[Node | None] = []
+        self.edge_n: list[float] = []
+        self.edge_w: list[float] = []
+        self.n = 0.0
+        self.untried = 0  # UCT: actions[untried:] have never been tried
+
+    def value(self) -> float:
+        """Mean result for ``player`` over all visits through this node's edges (0 if none)."""
+        return sum(self.edge_w) / self.n if self.n else 0.0
+
+
+class Leaf:
+    """A pending evaluation: the state, its node and the path of (node, edge) that led there."""
+
+    __slots__ = ("node", "path")
+
+    def __init__(self, node: Node, path: list[tuple[Node, int]]) -> None:
+        self.node = node
+        self.path = path
+
+    @property
+    def state(self) -> Any:
+        return self.node.state
+
+
+class MCTS:
+    """The search; see the module docstring for the API and conventions."""
+
+    def __init__(
+        self,
+        game: Game,
+        evaluator: Evaluator,
+        *,
+        simulations: int | None = 800,
+        time: float | None = None,
+        c_uct: float = 1.4,
+        c_puct: float | None = None,
+        dirichlet_alpha: float | None = None,
+        dirichlet_fraction: float = 0.25,
+        fpu: float = 0.0,
+        batch_size: int = 1,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        if simulations is None and time is None:
+            raise BoardgymError("MCTS needs a budget: set simulations=N and/or time=SECONDS")
+        if simulations is not None and simulations < 1:
+            raise BoardgymError(f"MCTS simulations={simulations} must be at least 1")
+        if time is not None and time <= 0:
+            raise BoardgymError(f"MCTS time={time} must be a positive number of seconds")
+        if batch_size < 1:
+            raise BoardgymError(f"MCTS batch_size={batch_size} must be at least 1")
+        if dirichlet_alpha is not None and c_puct is None:
+            raise BoardgymError("Dirichlet root noise needs PUCT selection: set c_puct too (e.g. c_puct=1.5)")
+        self.game = game
+        self.evaluator = evaluator
+        self.simulations = simulations
+        self.time = time
+        self.c_uct = c_uct
+        self.c_puct = c_puct
+        self.dirichlet_alpha = dirichlet_alpha
+        self.dirichlet_fraction = dirichlet_fraction
+        self.fpu = fpu
+        self.batch_size = batch_size
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self._random = random.Random(int(self.rng.integers(2**63)))
+        self.root: Node | None = None
+
+    # -- searching --------------------------------------------------------------------------
+    def search(self, state: Any) -> Node:
+        """Run the budget from ``state`` and return the root (see ``best_action``/``policy``)."""
+        root = self._root_for(state)
+        if root.terminal:
+            raise BoardgymError("MCTS cannot search from a finished game")
+        if not root.expanded:
+            self._evaluate([Leaf(root, [])])
+        if self.dirichlet_alpha is not None:
+            self._add_root_noise(root)
+        start = _time.perf_counter()
+        deadline = None if self.time is None else start + self.time
+        done = 0
+        limit = self.simulations
+        batch = self.batch_size
+        while limit is None or done < limit:
+            want = batch if limit is None else min(batch, limit - done)
+            leaves = self._gather(root, want)
+            self._evaluate(leaves)
+            done += max(1, len(leaves))
+            if deadline is not None and _time.perf_counter() >= deadline:
+                break
+        self.last_simulations = done
+        self.last_seconds = _time.perf_counter() - start
+        return root
+
+    def gather_leaves(self, state: Any, k: int) -> list[Leaf]:
+        """Up to ``k`` leaves to evaluate from ``state``'s tree, virtual loss applied on their
+        paths; finish them with ``backup_leaves``. Terminal leaves are backed up at once and
+        not returned. The first call on a new root returns the root itself to expand."""
+        root = self._root_for(state)
+        if not root.expanded and not root.terminal:
+            return [Leaf(root, [])]
+        return self._gather(root, k)
+
+    def backup_leaves(self, leaves: Sequence[Leaf], priors: np.ndarray, values: np.ndarray) -> None:
+        """Expand each leaf with its priors and back its value up (undoing virtual loss)."""
+        for leaf, leaf_priors, value in zip(leaves, priors, values, strict=True):
+            self._expand(leaf.node, leaf_priors)
+            self._backup(leaf.path, leaf.node.player, float(value), virtual=self.batch_size > 1)
+        root = self.root
+        if root is not None and self.dirichlet_alpha is not None and root.clean_priors is None and root.expanded:
+            self._add_root_noise(root)
+
+    # -- reading the result -----------------------------------------------------------------
+    def visit_counts(self, root: Node) -> np.ndarray:
+        counts = np.zeros(self.game.num_actions, dtype=np.float32)
+        counts[root.actions] = root.edge_n
+        return counts
+
+    def policy(self, root: Node, temperature: float = 1.0) -> np.ndarray:
+        """Visit counts to the power 1/temperature, normalised; temperature 0 gives the
+        one-hot of ``best_action``."""
+        if temperature <= 0:
+            probs = np.zeros(self.game.num_actions, dtype=np.float32)
+            probs[self.best_action(root)] = 1.0
+            return probs
+        counts = self.visit_counts(root).astype(np.float64)
+        if counts.sum() == 0:
+            counts[root.actions] = 1.0
+        counts = counts ** (1.0 / temperature)
+        return (counts / counts.sum()).astype(np.float32)
+
+    def best_action(self, root: Node) -> Action:
+        """Most visited root action; ties go to the higher mean value, then at random."""
+        best_key = None
+        choices: list[Action] = []
+        for action, n, w in zip(root.actions, root.edge_n, root.edge_w, strict=True):
+            key = (n, w / n if n else -math.inf)
+            if best_key is None or key > best_key:
+                best_key, choices = key, [action]
+            elif key == best_key:
+                choices.append(action)
+        return choices[int(self.rng.integers(len(choices)))]
+
+    def choose(self, root: Node, temperature: float = 1.0) -> Action:
+        """Sample an action from ``policy(root, temperature)``."""
+        if temperature <= 0:
+            return self.best_action(root)
+        probs = self.policy(root, temperature).astype(np.float64)
+        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
+
+    def action_values(self, root: Node) -> dict[Action, tuple[int, float]]:
+        """``{action: (visits, mean value for the player at the root)}`` for display."""
+        return {
+            a: (int(n), w / n if n else 0.0) for a, n, w in zip(root.actions, root.edge_n, root.edge_w, strict=True)
+        }
+
+    # -- tree reuse -------------------------------------------------------------------------
+    def advance(self, action: Action) -> None:
+        """Make the child reached by ``action`` the root (its statistics are kept)."""
+        root = self.root
+        if root is None or not root.expanded:
+            self.root = None
+            return
+        try:
+            i = root.actions.index(action)
+        except ValueError:
+            self.root = None
+            return
+        self.root = root.children[i]
+        if self.root is not None and self.root.clean_priors is not None:
+            self.root.priors = self.root.clean_priors  # fresh noise at the next search
+            self.root.clean_priors = None
+
+    def reset(self) -> None:
+        self.root = None
+
+    def reseed(self, rng: np.random.Generator) -> None:
+        """Draw all further randomness (first-try order, noise, ties) from ``rng``."""
+        self.rng = rng
+        self._random = random.Random(int(rng.integers(2**63)))
+
+    def _root_for(self, state: Any) -> Node:
+        """The kept node for ``state`` if it is the root or a child or grandchild of it (the
+        opponent's reply), else a fresh node."""
+        root = self.root
+        if root is not None:
+            if root.state == state:
+                return root
+            for child in root.children:
+                if child is None:
+                    continue
+                if child.state == state:
+                    return self._adopt(child)
+                for grandchild in child.children:
+                    if grandchild is not None and grandchild.state == state:
+                        return self._adopt(grandchild)
+        self.root = Node(self.game, state)
+        return self.root
+
+    def _adopt(self, node: Node) -> Node:
+        if node.clean_priors is not None:
+            node.priors, node.clean_priors = node.clean_priors, None
+        self.root = node
+        return node
+
+    # -- the four steps ---------------------------------------------------------------------
+    def _gather(self, root: Node, k: int) -> list[Leaf]:
+        """Select down to ``k`` leaves (fewer when some are terminal and backed up at once)."""
+        leaves: list[Leaf] = []
+        for _ in range(k):
+            leaf = self._select(root)
+            if leaf.node.terminal:
+                returns = leaf.node.terminal_returns
+                player = leaf.node.player
+                self._backup(leaf.path, player, returns[player] if returns else 0.0, virtual=self.batch_size > 1)
+            else:
+                leaves.append(leaf)
+        return leaves
+
+    def _select(self, root: Node) -> Leaf:
+        game = self.game
+        virtual = self.batch_size > 1
+        node = root
+        path: list[tuple[Node, int]] = []
+        puct = self.c_puct is not None
+        while True:
+            if node.terminal or not node.expanded:
+                return Leaf(node, path)
+            if not puct and node.untried < len(node.actions):
+                i = node.untried
+                node.untried += 1
+            else:
+                i = self._pick_puct(node) if puct else self._pick_uct(node)
+            path.append((node, i))
+            if virtual:
+                node.edge_n[i] += 1
+                node.edge_w[i] -= _VIRTUAL_LOSS
+                node.n += 1
+            child = node.children[i]
+            if child is None:
+                child = Node(game, game.apply(node.state, node.actions[i]))
+                node.children[i] = child
+                return Leaf(child, path)
+            node = child
+
+    def _pick_uct(self, node: Node) -> int:
+        log_term = self.c_uct * self.c_uct * math.log(node.n)
+        best_i, best = 0, -math.inf
+        edge_w = node.edge_w
+        sqrt = math.sqrt
+        for i, n in enumerate(node.edge_n):
+            score = edge_w[i] / n + sqrt(log_term / n)
+            if score > best:
+                best_i, best = i, score
+        return best_i
+
+    def _pick_puct(self, node: Node) -> int:
+        scale = self.c_puct * math.sqrt(node.n) if node.n else self.c_puct
+        fpu = self.fpu
+        edge_w = node.edge_w
+        priors = node.priors
+        best_i, best = 0, -math.inf
+        for i, n in enumerate(node.edge_n):
+            q = edge_w[i] / n if n else fpu
+            score = q + scale * priors[i] / (1.0 + n)
+            if score > best:
+                best_i, best = i, score
+        return best_i
+
+    def _evaluate(self, leaves: list[Leaf]) -> None:
+        if not leaves:
+            return
+        priors, values = self.evaluator.evaluate(self.game, [leaf.node.state for leaf in leaves])
+        virtual = self.batch_size > 1
+        for leaf, leaf_priors, value in zip(leaves, priors, values, strict=True):
+            self._expand(leaf.node, leaf_priors)
+            self._backup(leaf.path, leaf.node.player, float(value), virtual=virtual)
+
+    def _expand(self, node: Node, priors: np.ndarray) -> None:
+        if node.expanded or node.terminal:
+            return
+        actions = self.game.legal_actions(node.state)
+        if self.c_puct is None:
+            actions = list(actions)
+            self._random.shuffle(actions)  # a random order of first tries
+            node.priors = []
+        else:
+            p = [float(x) for x in priors[actions]]
+            total = sum(p)
+            node.priors = [x / total for x in p] if total > 0 else [1.0 / len(actions)] * len(actions)
+        node.actions = actions
+        node.children = [None] * len(actions)
+        node.edge_n = [0.0] * len(actions)
+        node.edge_w = [0.0] * len(actions)
+        node.expanded = True
+
+    def _backup(self, path: list[tuple[Node, int]], leaf_player: int, value: float, *, virtual: bool) -> None:
+        for node, i in path:
+            if virtual:  # undo the virtual visit and loss added on the way down
+                node.edge_n[i] -= 1
+                node.edge_w[i] += _VIRTUAL_LOSS
+                node.n -= 1
+            node.edge_n[i] += 1
+            node.edge_w[i] += value if node.player == leaf_player else -value
+            node.n += 1
+
+    def _add_root_noise(self, root: Node) -> None:
+        if not root.expanded or len(root.actions) < 2:
+            return
+        clean = root.clean_priors if root.clean_priors is not None else root.priors
+        noise = self.rng.dirichlet([self.dirichlet_alpha] * len(root.actions))
+        f = self.dirichlet_fraction
+        root.clean_priors = clean
+        root.priors = [(1 - f) * p + f * float(eta) for p, eta in zip(clean, noise, strict=True)]
+
+
+class MCTSAgent(BaseAgent):
+    """UCT with random rollouts: ``mcts:simulations=800``, ``mcts:time=0.5``,
+    ``mcts:simulations=2000,c=1.0,rollouts=2``.
+
+    Parameters: ``simulations`` (per move; 0 means no limit when ``time`` is set), ``time``
+    (seconds per move), ``c`` (UCT exploration constant), ``rollouts`` (random playouts per
+    leaf), ``reuse`` (keep the subtree of the chosen move for the next one).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        seed: int | None = None,
+        simulations: int = 800,
+        time: float | None = None,
+        c: float = 1.4,
+        rollouts: int = 1,
+        reuse: bool = True,
+    ) -> None:
+        super().__init__(game, seed=seed)
+        if rollouts < 1:
+            raise BoardgymError(f"mcts rollouts={rollouts} must be at least 1")
+        self.rollouts = rollouts
+        self.reuse = reuse
+        self.tree = MCTS(
+            game,
+            RolloutEvaluator(rollouts, rng=self.rng),
+            simulations=simulations if simulations > 0 or time is None else None,
+            time=time,
+            c_uct=c,
+            rng=self.rng,
+        )
+
+    def act(self, game: Game, state: Any) -> Action:
+        if not self.reuse:
+            self.tree.reset()
+        root = self.tree.search(state)
+        action = self.tree.best_action(root)
+        self.tree.advance(action)
+        return action
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.tree.reset()
+        if seed is not None:
+            self.tree.reseed(self.rng)
+            self.tree.evaluator = RolloutEvaluator(self.rollouts, rng=self.rng)

@@ -1,0 +1,158 @@
+"""MCTS: known answers on scripted positions, PUCT with priors, batching, reuse, specs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boardgym import BoardgymError, make_agent, make_game
+from boardgym.agents.evaluator import RolloutEvaluator
+from boardgym.agents.mcts import MCTS, MCTSAgent
+
+
+def replay(game, moves: str):
+    """Apply space-separated moves in the game's notation from the start."""
+    state = game.initial_state()
+    for text in moves.split():
+        state = game.apply(state, game.parse_action(state, text))
+    return state
+
+
+class UniformEvaluator:
+    """Uniform priors and value 0: search then rests on terminal states alone."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.batch_sizes: list[int] = []
+
+    def evaluate(self, game, states):
+        self.calls += 1
+        self.batch_sizes.append(len(states))
+        priors = np.zeros((len(states), game.num_actions), dtype=np.float32)
+        for i, state in enumerate(states):
+            legal = game.legal_actions(state)
+            priors[i, legal] = 1.0 / len(legal)
+        return priors, np.zeros(len(states), dtype=np.float32)
+
+
+# Connect Four, X (player 0) has a1 b1 c1; O has a2 b2 (and g1 in the first position).
+#  2  O O . . . . .
+#  1  X X X . . . O
+WIN_IN_ONE = "a a b b c g"  # X to move: d wins
+MUST_BLOCK = "a a b b c"  # O to move: d blocks X's four
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_connect_four_takes_a_win_in_one(seed: int) -> None:
+    game = make_game("connect_four")
+    agent = make_agent("mcts:simulations=1000", game, seed=seed)
+    assert agent.act(game, replay(game, WIN_IN_ONE)) == 3
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_connect_four_blocks_a_loss_in_one(seed: int) -> None:
+    game = make_game("connect_four")
+    agent = make_agent("mcts:simulations=1000", game, seed=seed)
+    assert agent.act(game, replay(game, MUST_BLOCK)) == 3
+
+
+def test_tictactoe_blocks_and_wins() -> None:
+    game = make_game("tictactoe")
+    agent = make_agent("mcts:simulations=2000", game, seed=3)
+    # X: a1 b1, O: b2 -> X wins at c1.
+    assert agent.act(game, replay(game, "a1 b2 b1 c3")) == 2
+    # X: a1 b1, O: b2 and O to move must block c1.
+    assert agent.act(game, replay(game, "a1 b2 b1")) == 2
+
+
+def test_visit_counts_add_up_to_the_budget() -> None:
+    game = make_game("connect_four")
+    tree = MCTS(game, RolloutEvaluator(rng=np.random.default_rng(0)), simulations=300, rng=np.random.default_rng(0))
+    root = tree.search(game.initial_state())
+    assert tree.visit_counts(root).sum() == 300
+    policy = tree.policy(root, temperature=1.0)
+    assert policy.shape == (7,) and policy.sum() == pytest.approx(1.0)
+    assert tree.policy(root, temperature=0)[tree.best_action(root)] == 1.0
+
+
+def test_puct_with_priors_finds_the_win_and_uses_noise() -> None:
+    game = make_game("connect_four")
+    evaluator = UniformEvaluator()
+    tree = MCTS(
+        game,
+        evaluator,
+        simulations=400,
+        c_puct=1.5,
+        dirichlet_alpha=0.3,
+        dirichlet_fraction=0.25,
+        rng=np.random.default_rng(1),
+    )
+    root = tree.search(replay(game, WIN_IN_ONE))
+    assert tree.best_action(root) == 3
+    assert root.clean_priors == pytest.approx([1 / 7] * 7)
+    assert root.priors != root.clean_priors and sum(root.priors) == pytest.approx(1.0)
+
+
+def test_batched_leaves_reach_the_evaluator_together() -> None:
+    game = make_game("connect_four")
+    evaluator = UniformEvaluator()
+    tree = MCTS(game, evaluator, simulations=256, c_puct=1.0, batch_size=16, rng=np.random.default_rng(2))
+    root = tree.search(replay(game, MUST_BLOCK))
+    assert max(evaluator.batch_sizes) == 16
+    assert tree.best_action(root) == 3
+    # Virtual losses are all undone: edge values stay within [-visits, visits].
+    assert all(abs(w) <= n for n, w in zip(root.edge_n, root.edge_w, strict=True))
+    assert root.n == sum(root.edge_n)
+
+
+def test_lockstep_gather_and_backup() -> None:
+    game = make_game("tictactoe")
+    evaluator = UniformEvaluator()
+    tree = MCTS(game, evaluator, simulations=1, c_puct=1.0, batch_size=4, rng=np.random.default_rng(0))
+    state = game.initial_state()
+    for _ in range(50):
+        leaves = tree.gather_leaves(state, 4)
+        if leaves:
+            tree.backup_leaves(leaves, *evaluator.evaluate(game, [leaf.state for leaf in leaves]))
+    assert tree.root is not None and tree.root.expanded
+    assert tree.visit_counts(tree.root).sum() > 50
+
+
+def test_subtree_is_reused_after_the_opponent_replies() -> None:
+    game = make_game("connect_four")
+    agent = MCTSAgent(game, seed=0, simulations=500)
+    state = game.apply(game.initial_state(), agent.act(game, game.initial_state()))
+    kept = agent.tree.root  # the child of the move played, kept by advance()
+    assert kept is not None and kept.state == state
+    reply = kept.actions[int(np.argmax(kept.edge_n))]
+    grandchild = kept.children[kept.actions.index(reply)]
+    assert grandchild is not None and grandchild.n > 0
+    visits_before = grandchild.n
+    agent.act(game, game.apply(state, reply))
+    assert grandchild.n == visits_before + 500
+
+
+def test_same_seed_same_moves() -> None:
+    game = make_game("connect_four")
+    a = make_agent("mcts:simulations=200", game, seed=7)
+    b = make_agent("mcts:simulations=200", game, seed=7)
+    state = game.initial_state()
+    assert a.act(game, state) == b.act(game, state)
+
+
+def test_time_budget_runs_without_a_simulation_cap() -> None:
+    game = make_game("tictactoe")
+    agent = make_agent("mcts:simulations=0,time=0.05", game, seed=0)
+    action = agent.act(game, game.initial_state())
+    assert action in game.legal_actions(game.initial_state())
+    assert agent.tree.last_simulations > 0
+
+
+def test_bad_parameters_are_explained() -> None:
+    game = make_game("tictactoe")
+    with pytest.raises(BoardgymError, match="simulations"):
+        make_agent("mcts:simulations=-3", game)
+    with pytest.raises(BoardgymError, match="c_puct"):
+        MCTS(game, UniformEvaluator(), dirichlet_alpha=0.3)
+    with pytest.raises(BoardgymError, match="finished"):
+        MCTS(game, UniformEvaluator()).search(replay(game, "a1 a2 b1 b2 c1"))
