@@ -29,18 +29,34 @@ _BOTTOM = tuple(1 << (HEIGHT * c) for c in range(COLUMNS))
 _TOP = tuple(1 << (HEIGHT * c + ROWS - 1) for c in range(COLUMNS))
 _COLUMN_MASK = tuple(((1 << ROWS) - 1) << (HEIGHT * c) for c in range(COLUMNS))
 _FULL = sum(_COLUMN_MASK)
+_TOPS = sum(_TOP)
+# Legal columns for every pattern of full columns (keyed by the occupied top-row bits).
+_OPEN_COLUMNS = {
+    sum(_TOP[c] for c in range(COLUMNS) if full >> c & 1): tuple(c for c in range(COLUMNS) if not full >> c & 1)
+    for full in range(1 << COLUMNS)
+}
 # (row from the top, column) -> bit index, for building observation planes.
 _PLANE_BITS = np.array([[HEIGHT * c + (ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)])
+_BOARD_BITS = HEIGHT * COLUMNS
+_TWO_PLANE_BITS = np.stack((_PLANE_BITS, _PLANE_BITS + _BOARD_BITS))  # own board, then opponent's
 
 ONGOING, DRAW = -1, 2
+_new_state = tuple.__new__  # builds a NamedTuple without its keyword-argument __new__
 
 
 def _has_four(bits: int) -> bool:
-    for shift in (1, HEIGHT, HEIGHT - 1, HEIGHT + 1):  # vertical, horizontal, two diagonals
-        pairs = bits & bits >> shift
-        if pairs & pairs >> 2 * shift:
-            return True
-    return False
+    """Four in a line: pair up neighbours by one shift, then pairs of pairs by two."""
+    pairs = bits & bits >> 1  # vertical
+    if pairs & pairs >> 2:
+        return True
+    pairs = bits & bits >> HEIGHT  # horizontal
+    if pairs & pairs >> 2 * HEIGHT:
+        return True
+    pairs = bits & bits >> (HEIGHT - 1)  # diagonal \\
+    if pairs & pairs >> 2 * (HEIGHT - 1):
+        return True
+    pairs = bits & bits >> (HEIGHT + 1)  # diagonal /
+    return bool(pairs & pairs >> 2 * (HEIGHT + 1))
 
 
 class ConnectFourState(NamedTuple):
@@ -66,22 +82,33 @@ class ConnectFour(GameBase[ConnectFourState]):
     def legal_actions(self, state: ConnectFourState) -> list[Action]:
         if state.outcome != ONGOING:
             return []
-        occupied = state.stones[0] | state.stones[1]
-        return [c for c in range(COLUMNS) if not occupied & _TOP[c]]
+        stones = state.stones
+        return list(_OPEN_COLUMNS[(stones[0] | stones[1]) & _TOPS])
 
     def apply(self, state: ConnectFourState, action: Action) -> ConnectFourState:
-        stones, player, outcome = state
-        occupied = stones[0] | stones[1]
+        (black, white), player, outcome = state
+        occupied = black | white
         if outcome != ONGOING or not 0 <= action < COLUMNS or occupied & _TOP[action]:
             self.check_legal(state, action)
         cell = (occupied + _BOTTOM[action]) & _COLUMN_MASK[action]
-        mine = stones[player] | cell
-        new_stones = (mine, stones[1]) if player == 0 else (stones[0], mine)
-        if _has_four(mine):
+        if player == 0:
+            black |= cell
+            mine = black
+        else:
+            white |= cell
+            mine = white
+        # Four in a line (inlined _has_four: this is the hottest line of every playout); no
+        # line is possible before the mover has four discs, i.e. seven on the board.
+        if occupied.bit_count() >= 6 and (
+            (pairs := mine & mine >> 1) & pairs >> 2
+            or (pairs := mine & mine >> HEIGHT) & pairs >> 2 * HEIGHT
+            or (pairs := mine & mine >> (HEIGHT - 1)) & pairs >> 2 * (HEIGHT - 1)
+            or (pairs := mine & mine >> (HEIGHT + 1)) & pairs >> 2 * (HEIGHT + 1)
+        ):
             outcome = player
         elif occupied | cell == _FULL:
             outcome = DRAW
-        return ConnectFourState(new_stones, 1 - player, outcome)
+        return _new_state(ConnectFourState, ((black, white), 1 - player, outcome))
 
     def is_terminal(self, state: ConnectFourState) -> bool:
         return state.outcome != ONGOING
@@ -95,9 +122,8 @@ class ConnectFour(GameBase[ConnectFourState]):
 
     def observation(self, state: ConnectFourState, player: Player) -> Planes:
         """Plane 0: ``player``'s discs, plane 1: the opponent's; row 0 is the top row."""
-        own = bits_to_cells(state.stones[player], HEIGHT * COLUMNS)[_PLANE_BITS]
-        opp = bits_to_cells(state.stones[1 - player], HEIGHT * COLUMNS)[_PLANE_BITS]
-        return np.stack((own, opp))
+        both = state.stones[player] | state.stones[1 - player] << _BOARD_BITS
+        return bits_to_cells(both, 2 * _BOARD_BITS)[_TWO_PLANE_BITS]
 
     def board_grid(self, state: ConnectFourState) -> np.ndarray:
         cells = bits_to_cells(state.stones[0], 49) + 2 * bits_to_cells(state.stones[1], 49)

@@ -14,6 +14,9 @@ Conventions, written down once for every game:
   with -1 for the agent who played it and 0 for the other (what PettingZoo's
   ``TerminateIllegalWrapper`` does), and ``infos[agent]["illegal_action"]`` records it.
 - A game that ends by a move limit (``game.is_truncated``) ends with ``truncations`` set.
+- ``env()`` and ``raw_env()`` return the same class: the checks PettingZoo's standard wrappers
+  add (order enforcing: no ``step``/``observe`` before ``reset``; illegal-move termination) are
+  built in, so the AEC loop pays for no wrapper indirection on every attribute.
 - ``render()``: ``"ansi"`` returns the rules' text board with coordinates, ``"human"`` prints
   it, ``"rgb_array"`` paints the board grid for games that have one.
 """
@@ -27,7 +30,6 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from boardgym.envs.registry import make_game
 from boardgym.game import Game
@@ -62,6 +64,7 @@ class BoardgymAECEnv(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(n) for agent in self.possible_agents}
         self._no_moves = np.zeros(n, dtype=np.int8)
         self.state = game.initial_state()
+        self._has_reset = False
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -79,17 +82,21 @@ class BoardgymAECEnv(AECEnv):
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
         self._game_over = False
+        self._has_reset = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            raise RuntimeError("call reset() before observe()")
         game, state = self.game, self.state
         planes = game.observation(state, self._index[agent])
+        mask = self._no_moves.copy()
         if agent == self.agent_selection and not self._game_over:
-            mask = game.legal_mask(state).astype(np.int8)
-        else:
-            mask = self._no_moves.copy()
+            mask[game.legal_actions(state)] = 1
         return {"observation": planes, "action_mask": mask}
 
     def step(self, action: Action | None) -> None:
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -188,19 +195,12 @@ def paint_grid(grid: np.ndarray, cell: int = 40) -> np.ndarray:
     return image
 
 
-def make_env_fns(game_name: str) -> tuple[Callable[..., AECEnv], Callable[..., BoardgymAECEnv]]:
-    """The ``env`` and ``raw_env`` functions of a ``boardgym.envs.<game>_v0`` module.
-
-    ``raw_env(render_mode=None, **game_params)``; ``env(...)`` adds PettingZoo's
-    ``OrderEnforcingWrapper`` (illegal moves are handled natively, see the module docstring).
-    """
+def make_env_fns(game_name: str) -> tuple[Callable[..., BoardgymAECEnv], Callable[..., BoardgymAECEnv]]:
+    """The ``env`` and ``raw_env`` functions of a ``boardgym.envs.<game>_v0`` module:
+    ``env(render_mode=None, **game_params)``; both build the same env (see the module doc)."""
 
     def raw_env(render_mode: str | None = None, **game_params: Any) -> BoardgymAECEnv:
         return BoardgymAECEnv(make_game(game_name, **game_params), render_mode=render_mode)
 
-    def env(render_mode: str | None = None, **game_params: Any) -> AECEnv:
-        return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode, **game_params))
-
-    raw_env.__doc__ = f"The unwrapped AEC env of {game_name}; keyword arguments go to the rules."
-    env.__doc__ = f"The AEC env of {game_name}, with PettingZoo's order enforcing wrapper."
-    return env, raw_env
+    raw_env.__doc__ = f"The AEC env of {game_name}; keyword arguments go to the rules."
+    return raw_env, raw_env

@@ -27,6 +27,7 @@ from boardgym.game import GameBase
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
 DEFAULT_HEAPS = (1, 3, 5, 7, 9)
+_new_state = tuple.__new__  # builds a NamedTuple without its keyword-argument __new__
 
 
 class NimState(NamedTuple):
@@ -55,6 +56,11 @@ class Nim(GameBase[NimState]):
         width = max(self.heaps)
         self._rows = np.tril(np.ones((width + 1, width), dtype=np.float32), -1)  # _rows[n] = n ones
         self._decode = [divmod(a, self.max_take) for a in range(self.num_actions)]
+        # Memo tables keyed by the heaps: legal actions, and the heaps after each action (None
+        # where illegal). Filled as positions are met; skipped for very large games.
+        self._memo = math.prod(h + 1 for h in self.heaps) <= 500_000
+        self._legal: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._after: dict[tuple[int, ...], tuple[tuple[int, ...] | None, ...]] = {}
 
     def params(self) -> dict[str, object]:
         return {"heaps": self.heaps, "misere": self.misere, "k": self.k}
@@ -66,19 +72,32 @@ class Nim(GameBase[NimState]):
         return state.player
 
     def legal_actions(self, state: NimState) -> list[Action]:
-        T = self.max_take
-        return [h * T + t for h, n in enumerate(state.heaps) for t in range(min(n, T))]
+        heaps = state.heaps
+        legal = self._legal.get(heaps)
+        if legal is None:
+            T = self.max_take
+            legal = tuple(h * T + t for h, n in enumerate(heaps) for t in range(min(n, T)))
+            if self._memo:
+                self._legal[heaps] = legal
+        return list(legal)
 
     def apply(self, state: NimState, action: Action) -> NimState:
-        if not 0 <= action < self.num_actions:
+        heaps, player = state
+        after = self._after.get(heaps)
+        if after is None:
+            after = tuple(self._take(heaps, a) for a in range(self.num_actions))
+            if self._memo:
+                self._after[heaps] = after
+        if not 0 <= action < self.num_actions or (new_heaps := after[action]) is None:
             self.check_legal(state, action)
-        heap, take = self._decode[action]
-        take += 1
-        heaps = state.heaps
-        if heaps[heap] < take:
-            self.check_legal(state, action)
-        heaps = heaps[:heap] + (heaps[heap] - take,) + heaps[heap + 1 :]
-        return NimState(heaps, 1 - state.player)
+        return _new_state(NimState, (new_heaps, 1 - player))
+
+    def _take(self, heaps: tuple[int, ...], action: Action) -> tuple[int, ...] | None:
+        heap, take_minus_one = self._decode[action]
+        left = heaps[heap] - take_minus_one - 1
+        if left < 0:
+            return None
+        return heaps[:heap] + (left,) + heaps[heap + 1 :]
 
     def is_terminal(self, state: NimState) -> bool:
         return not any(state.heaps)

@@ -38,6 +38,7 @@ _HAS_LINE = tuple(any(mask & line == line for line in LINES) for mask in range(5
 _FREE_CELLS = tuple(tuple(c for c in range(9) if not mask >> c & 1) for mask in range(512))
 
 ONGOING, DRAW = -1, 2
+_new_state = tuple.__new__  # builds a NamedTuple without its keyword-argument __new__
 
 
 class TicTacToeState(NamedTuple):
@@ -63,20 +64,25 @@ class TicTacToe(GameBase[TicTacToeState]):
     def legal_actions(self, state: TicTacToeState) -> list[Action]:
         if state.outcome != ONGOING:
             return []
-        return list(_FREE_CELLS[state.stones[0] | state.stones[1]])
+        stones = state.stones
+        return list(_FREE_CELLS[stones[0] | stones[1]])
 
     def apply(self, state: TicTacToeState, action: Action) -> TicTacToeState:
-        stones, player, outcome = state
-        occupied = stones[0] | stones[1]
+        (x, o), player, outcome = state
+        occupied = x | o
         if outcome != ONGOING or not 0 <= action < 9 or occupied >> action & 1:
             self.check_legal(state, action)
-        mine = stones[player] | 1 << action
-        new_stones = (mine, stones[1]) if player == 0 else (stones[0], mine)
-        if _HAS_LINE[mine]:
+        if player == 0:
+            x |= 1 << action
+            won = _HAS_LINE[x]
+        else:
+            o |= 1 << action
+            won = _HAS_LINE[o]
+        if won:
             outcome = player
         elif occupied | 1 << action == FULL:
             outcome = DRAW
-        return TicTacToeState(new_stones, 1 - player, outcome)
+        return _new_state(TicTacToeState, ((x, o), 1 - player, outcome))
 
     def is_terminal(self, state: TicTacToeState) -> bool:
         return state.outcome != ONGOING
