@@ -116,7 +116,7 @@ def aec_steps_per_second(env: Any, seconds: float, seed: int) -> float:
     while time.perf_counter() < deadline:
         env.reset(seed=seed + episode)
         episode += 1
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None
