@@ -1,0 +1,445 @@
+"""What a tournament says: standings, the win/draw/loss matrix, outcomes by starting seat, game
+lengths, ratings; as a markdown report, a JSON summary and png plots in the run folder.
+
+``write_report(tournament, out_dir)`` writes ``report.md``, ``summary.json`` and, for two-player
+games, ``outcomes.png`` (per pairing), ``outcomes_by_seat.png``, ``game_length.png`` (wins and
+draws by number of moves) and ``ratings.png`` (Elo and TrueSkill with their intervals). Puzzles
+get a leaderboard of mean return and ``returns.png`` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardgym.evaluate.match import DRAW
+from boardgym.evaluate.ratings import EloFit, TrueSkillRating, fit_elo, trueskill_ratings, wilson_interval
+from boardgym.evaluate.tournament import Tournament
+from boardgym.train.common import atomic_write_text
+
+COLORS = {"win": "#4c9a2a", "draw": "#b0b0b0", "loss": "#c0392b"}
+
+
+@dataclass
+class Record:
+    """Wins, draws and losses, with thinking time, of one agent (or one side of a pairing)."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    def add(self, points: float) -> None:
+        if points == 1.0:
+            self.wins += 1
+        elif points == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+
+    def __str__(self) -> str:
+        return f"{self.wins}-{self.draws}-{self.losses}"
+
+
+@dataclass
+class Standing:
+    name: str
+    total: Record
+    as_first: Record
+    as_second: Record
+    moves: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ms_per_move(self) -> float:
+        return 1000.0 * self.seconds / self.moves if self.moves else 0.0
+
+
+@dataclass
+class SoloStanding:
+    name: str
+    games: int
+    mean_return: float
+    return_half_width: float
+    """Half the 95% normal interval of the mean return."""
+    solved: int
+    mean_length: float
+    ms_per_move: float
+
+
+@dataclass
+class Analysis:
+    """Everything the report shows, computed once from the games."""
+
+    standings: list[Standing]
+    matrix: dict[tuple[str, str], Record]
+    """``matrix[a, b]``: a's results against b."""
+    by_first: dict[tuple[str, str], Record]
+    """``by_first[a, b]``: a's results against b in the games a started."""
+    lengths: list[tuple[int, float]]
+    """``(number of moves, first mover's points)`` of every game."""
+    elo: EloFit | None
+    trueskill: dict[str, TrueSkillRating]
+
+
+def analyse(tournament: Tournament) -> Analysis:
+    """Standings, matrix, seat split and ratings of a two-player tournament."""
+    names = list(tournament.names)
+    standings = {name: Standing(name, Record(), Record(), Record()) for name in names}
+    matrix: dict[tuple[str, str], Record] = {}
+    by_first: dict[tuple[str, str], Record] = {}
+    lengths = []
+    results = tournament.rating_games()
+    for played, (first, second, points) in zip(tournament.games, results, strict=True):
+        for name, other, mine, started in ((first, second, points, True), (second, first, 1 - points, False)):
+            standing = standings[name]
+            standing.total.add(mine)
+            (standing.as_first if started else standing.as_second).add(mine)
+            matrix.setdefault((name, other), Record()).add(mine)
+            if started:
+                by_first.setdefault((name, other), Record()).add(mine)
+        for seat, agent in enumerate(played.seats):
+            moved = played.record.moves_per_seat[seat]
+            standings[names[agent]].moves += moved
+            standings[names[agent]].seconds += played.record.seconds_per_move[seat] * moved
+        lengths.append((played.record.num_moves, points))
+    elo = fit_elo(results, names) if results else None
+    skill = trueskill_ratings(results, names) if results else {}
+    ordered = sorted(standings.values(), key=lambda s: -(elo.ratings[s.name].elo if elo else s.total.score))
+    return Analysis(ordered, matrix, by_first, lengths, elo, skill)
+
+
+def solo_standings(tournament: Tournament) -> list[SoloStanding]:
+    """Mean return (with a 95% interval), puzzles solved, length and speed of each agent."""
+    names = tournament.names
+    rows = []
+    for i, name in enumerate(names):
+        games = [g.record for g in tournament.games if g.seats[0] == i]
+        returns = np.array([r.returns[0] for r in games], dtype=float)
+        moves = sum(r.num_moves for r in games)
+        seconds = sum(r.seconds_per_move[0] * r.num_moves for r in games)
+        half = 1.96 * float(returns.std(ddof=1)) / math.sqrt(len(returns)) if len(returns) > 1 else math.inf
+        rows.append(
+            SoloStanding(
+                name,
+                len(games),
+                float(returns.mean()) if len(games) else 0.0,
+                half,
+                sum(1 for r in games if r.winner != DRAW),
+                moves / len(games) if games else 0.0,
+                1000.0 * seconds / moves if moves else 0.0,
+            )
+        )
+    return sorted(rows, key=lambda row: -row.mean_return)
+
+
+def leaderboard_markdown(tournament: Tournament, analysis: Analysis | None = None) -> str:
+    """The leaderboard table (two-player: Elo, TrueSkill, W/D/L, win rate; puzzles: returns)."""
+    if tournament.num_players == 1:
+        return _solo_leaderboard(solo_standings(tournament))
+    analysis = analysis or analyse(tournament)
+    header = "| # | agent | Elo | 95% CI | TrueSkill mu +- sigma | games | W | D | L | win rate (95% CI) | ms/move |"
+    lines = [header, "|---|---|---:|---|---|---:|---:|---:|---:|---|---:|"]
+    for rank, standing in enumerate(analysis.standings, 1):
+        name, total = standing.name, standing.total
+        elo = analysis.elo.ratings[name] if analysis.elo else None
+        skill = analysis.trueskill.get(name)
+        low, high = wilson_interval(total.wins, total.games)
+        lines.append(
+            f"| {rank} | {name} | {_num(elo.elo) if elo else '-'} | "
+            f"{f'{_num(elo.low)} .. {_num(elo.high)}' if elo else '-'} | "
+            f"{f'{skill.mu:.1f} +- {skill.sigma:.1f}' if skill else '-'} | {total.games} | {total.wins} | "
+            f"{total.draws} | {total.losses} | {total.win_rate:.1%} ({low:.1%} .. {high:.1%}) | "
+            f"{standing.ms_per_move:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def write_report(tournament: Tournament, out_dir: Path | str, plots: bool = True) -> list[Path]:
+    """Write ``report.md``, ``summary.json`` and the plots; returns the paths written."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    if tournament.num_players == 1:
+        rows = solo_standings(tournament)
+        markdown = _solo_report(tournament, rows)
+        summary: dict[str, Any] = {**_progress(tournament), "standings": [asdict(row) for row in rows]}
+        if plots and tournament.games:
+            written += _solo_plots(tournament, rows, out_dir)
+    else:
+        analysis = analyse(tournament)
+        markdown = _report(tournament, analysis)
+        summary = _summary(tournament, analysis)
+        if plots and tournament.games:
+            written += _plots(tournament, analysis, out_dir)
+    atomic_write_text(out_dir / "report.md", markdown)
+    atomic_write_text(out_dir / "summary.json", json.dumps(_finite(summary), indent=2) + "\n")
+    return [out_dir / "report.md", out_dir / "summary.json", *written]
+
+
+# -- markdown -------------------------------------------------------------------------------
+def _report(tournament: Tournament, analysis: Analysis) -> str:
+    names = [s.name for s in analysis.standings]
+    parts = [_title(tournament), "## Leaderboard", "", leaderboard_markdown(tournament, analysis), ""]
+    if analysis.elo:
+        h = analysis.elo.first_move_advantage
+        parts += [
+            f"Elo: Bradley-Terry maximum-likelihood fit over all games, draws as half points, "
+            f"anchored at {analysis.elo.anchor} = 0, with 95% intervals; first-move advantage "
+            f"{_num(h.elo)} Elo (95% CI {_num(h.low)} .. {_num(h.high)}). TrueSkill: games rated in "
+            f"order, {analysis.elo.anchor} shifted to mu = 25. Win rates with Wilson intervals.",
+            "",
+        ]
+    parts += ["## Results matrix", "", "Wins-draws-losses of the row agent against the column agent.", ""]
+    parts += [_matrix(names, analysis.matrix), ""]
+    parts += ["## Outcomes by starting seat", "", "Each agent's wins-draws-losses when it moved first and second.", ""]
+    parts += ["| agent | moving first | moving second | total |", "|---|---|---|---|"]
+    for s in analysis.standings:
+        parts.append(
+            f"| {s.name} | {s.as_first} ({s.as_first.score:.0%}) | {s.as_second} ({s.as_second.score:.0%}) | {s.total} |"
+        )
+    parts += ["", "By pairing (results of the agent that moved first):", ""]
+    parts += ["| first | second | W-D-L of first | score of first |", "|---|---|---|---|"]
+    for a in names:
+        for b in names:
+            record = analysis.by_first.get((a, b))
+            if record:
+                parts.append(f"| {a} | {b} | {record} | {record.score:.1%} |")
+    parts += ["", "## Game length", "", _lengths_table(analysis.lengths), ""]
+    parts += ["## Plots", ""]
+    for name, title in _PLOTS.items():
+        parts.append(f"![{title}]({name})")
+    return "\n".join(parts) + "\n"
+
+
+def _matrix(names: Sequence[str], matrix: dict[tuple[str, str], Record]) -> str:
+    lines = ["| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for a in names:
+        cells = [str(matrix[a, b]) if (a, b) in matrix else "" for b in names]
+        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _lengths_table(lengths: list[tuple[int, float]]) -> str:
+    rows = ["| result | games | mean moves | min | max |", "|---|---:|---:|---:|---:|"]
+    for label, points in (("first mover wins", 1.0), ("draw", 0.5), ("second mover wins", 0.0), ("all", None)):
+        picked = [n for n, p in lengths if points is None or p == points]
+        if picked:
+            rows.append(f"| {label} | {len(picked)} | {np.mean(picked):.1f} | {min(picked)} | {max(picked)} |")
+    return "\n".join(rows)
+
+
+def _title(tournament: Tournament) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in tournament.game_params.items())
+    progress = _progress(tournament)
+    line = (
+        f"# {tournament.game}{f' ({params})' if params else ''}: "
+        f"{'gauntlet' if tournament.gauntlet else 'round robin' if tournament.num_players == 2 else 'solo runs'}"
+        f"\n\n{progress['games_played']} of {progress['games_scheduled']} games "
+        f"({tournament.games_per_pair} per {'pairing' if tournament.num_players == 2 else 'agent'}, "
+        f"seats alternated), seed {tournament.seed}."
+    )
+    if progress["games_played"] < progress["games_scheduled"]:
+        line += " **Unfinished**: rerun the same command with `--resume` to play the missing games."
+    return line + "\n"
+
+
+def _solo_leaderboard(rows: list[SoloStanding]) -> str:
+    lines = ["| # | agent | mean return | 95% CI | games | solved (95% CI) | mean moves | ms/move |"]
+    lines.append("|---|---|---:|---|---:|---|---:|---:|")
+    for rank, row in enumerate(rows, 1):
+        low, high = wilson_interval(row.solved, row.games)
+        lines.append(
+            f"| {rank} | {row.name} | {row.mean_return:.3f} | {row.mean_return - row.return_half_width:.3f} .. "
+            f"{row.mean_return + row.return_half_width:.3f} | {row.games} | {row.solved / max(row.games, 1):.1%} "
+            f"({low:.1%} .. {high:.1%}) | {row.mean_length:.1f} | {row.ms_per_move:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def _solo_report(tournament: Tournament, rows: list[SoloStanding]) -> str:
+    parts = [_title(tournament), "## Leaderboard", "", _solo_leaderboard(rows), ""]
+    parts += ["A game counts as solved when its return is positive.", "", "![returns](returns.png)"]
+    return "\n".join(parts) + "\n"
+
+
+def _progress(tournament: Tournament) -> dict[str, Any]:
+    return {
+        **tournament.settings(),
+        "games_played": len(tournament.games),
+        "games_scheduled": len(tournament.pairings) * tournament.games_per_pair,
+    }
+
+
+def _summary(tournament: Tournament, analysis: Analysis) -> dict[str, Any]:
+    standings = []
+    for s in analysis.standings:
+        low, high = wilson_interval(s.total.wins, s.total.games)
+        row: dict[str, Any] = {
+            "agent": s.name,
+            "games": s.total.games,
+            "wins": s.total.wins,
+            "draws": s.total.draws,
+            "losses": s.total.losses,
+            "win_rate": s.total.win_rate,
+            "win_rate_ci": [low, high],
+            "as_first": asdict(s.as_first),
+            "as_second": asdict(s.as_second),
+            "ms_per_move": s.ms_per_move,
+        }
+        if analysis.elo:
+            rating = analysis.elo.ratings[s.name]
+            row["elo"], row["elo_ci"] = rating.elo, [rating.low, rating.high]
+        if s.name in analysis.trueskill:
+            row["trueskill_mu"] = analysis.trueskill[s.name].mu
+            row["trueskill_sigma"] = analysis.trueskill[s.name].sigma
+        standings.append(row)
+    out = {**_progress(tournament), "standings": standings}
+    if analysis.elo:
+        h = analysis.elo.first_move_advantage
+        out["elo_anchor"] = analysis.elo.anchor
+        out["first_move_advantage_elo"] = {"elo": h.elo, "ci": [h.low, h.high]}
+    out["matrix"] = {f"{a} vs {b}": asdict(record) for (a, b), record in analysis.matrix.items()}
+    return out
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with infinite or undefined numbers as ``None``, so the file is strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+# -- plots ----------------------------------------------------------------------------------
+_PLOTS = {
+    "outcomes.png": "outcomes per pairing",
+    "outcomes_by_seat.png": "outcomes by starting seat",
+    "game_length.png": "wins and draws by game length",
+    "ratings.png": "ratings with 95% intervals",
+}
+
+
+def _figure(width: float, height: float):  # -> matplotlib.figure.Figure
+    # A bare Figure draws with the Agg canvas and leaves pyplot's global state alone.
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _plots(tournament: Tournament, analysis: Analysis, out_dir: Path) -> list[Path]:
+    names = [s.name for s in analysis.standings]
+    paths = [out_dir / name for name in _PLOTS]
+
+    # Outcomes per pairing: the row agent's wins, draws and losses, one bar per pairing.
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :] if (a, b) in analysis.matrix]
+    fig = _figure(8, 1.0 + 0.5 * len(pairs))
+    ax = fig.add_subplot()
+    labels = [f"{a} vs {b}" for a, b in pairs]
+    _stacked_bars(ax, labels, [analysis.matrix[pair] for pair in pairs], ("{a} wins", "draw", "{b} wins"))
+    ax.set_title(f"{tournament.game}: outcomes per pairing (left agent's view)")
+    fig.savefig(paths[0], dpi=110)
+
+    # Outcomes by starting seat: each agent moving first and moving second.
+    fig = _figure(8, 1.0 + 0.8 * len(names))
+    ax = fig.add_subplot()
+    rows = [(f"{s.name} (first)", s.as_first) for s in analysis.standings]
+    rows += [(f"{s.name} (second)", s.as_second) for s in analysis.standings]
+    rows.sort(key=lambda row: row[0])
+    _stacked_bars(ax, [r[0] for r in rows], [r[1] for r in rows], ("win", "draw", "loss"))
+    ax.set_title(f"{tournament.game}: outcomes by starting seat")
+    fig.savefig(paths[1], dpi=110)
+
+    # Wins and draws by game length.
+    fig = _figure(8, 4)
+    ax = fig.add_subplot()
+    lengths = analysis.lengths
+    bins = np.arange(min(n for n, _ in lengths), max(n for n, _ in lengths) + 2) - 0.5
+    groups = [[n for n, p in lengths if p == points] for points in (1.0, 0.5, 0.0)]
+    ax.hist(
+        groups,
+        bins=bins if len(bins) <= 80 else 40,
+        stacked=True,
+        color=[COLORS["win"], COLORS["draw"], COLORS["loss"]],
+        label=["first mover wins", "draw", "second mover wins"],
+    )
+    ax.set_xlabel("moves in the game")
+    ax.set_ylabel("games")
+    ax.legend()
+    ax.set_title(f"{tournament.game}: wins and draws by game length ({len(lengths)} games)")
+    fig.savefig(paths[2], dpi=110)
+
+    # Ratings with intervals.
+    fig = _figure(10, 1.0 + 0.45 * len(names))
+    elo_ax, skill_ax = fig.subplots(1, 2, sharey=True)
+    y = np.arange(len(names))[::-1]
+    if analysis.elo:
+        ratings = [analysis.elo.ratings[n] for n in names]
+        values = np.array([r.elo for r in ratings])
+        errors = np.array([[r.elo - r.low for r in ratings], [r.high - r.elo for r in ratings]])
+        elo_ax.errorbar(values, y, xerr=errors, fmt="o", capsize=4)
+        elo_ax.set_xlabel(f"Elo (95% CI), {analysis.elo.anchor} = 0")
+    skill = [analysis.trueskill[n] for n in names]
+    skill_ax.errorbar([s.mu for s in skill], y, xerr=[3 * s.sigma for s in skill], fmt="s", capsize=4, color="C1")
+    skill_ax.set_xlabel("TrueSkill mu +- 3 sigma")
+    elo_ax.set_yticks(y, names)
+    elo_ax.grid(axis="x", alpha=0.3)
+    skill_ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(f"{tournament.game}: ratings")
+    fig.savefig(paths[3], dpi=110)
+    return paths
+
+
+def _stacked_bars(ax: Any, labels: list[str], records: list[Record], legend: tuple[str, str, str]) -> None:
+    y = np.arange(len(labels))[::-1]
+    left = np.zeros(len(labels))
+    for key, kind, label in zip(("wins", "draws", "losses"), ("win", "draw", "loss"), legend, strict=True):
+        counts = np.array([getattr(r, key) for r in records], dtype=float)
+        fractions = counts / np.maximum([r.games for r in records], 1)
+        ax.barh(y, fractions, left=left, color=COLORS[kind], label=label.format(a="left", b="right"))
+        for yi, xi, fi, ci in zip(y, left, fractions, counts, strict=True):
+            if fi > 0.06:
+                ax.text(xi + fi / 2, yi, f"{int(ci)}", ha="center", va="center", fontsize=8)
+        left += fractions
+    ax.set_yticks(y, labels)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("fraction of games")
+    ax.figure.legend(loc="outside lower center", ncol=3, fontsize=8)
+
+
+def _solo_plots(tournament: Tournament, rows: list[SoloStanding], out_dir: Path) -> list[Path]:
+    path = out_dir / "returns.png"
+    names = tournament.names
+    fig = _figure(8, 1.0 + 0.5 * len(rows))
+    ax = fig.add_subplot()
+    data = [[g.record.returns[0] for g in tournament.games if names[g.seats[0]] == row.name] for row in rows]
+    ax.boxplot(data, vert=False, tick_labels=[row.name for row in rows], showmeans=True)
+    ax.invert_yaxis()
+    ax.set_xlabel("return per game")
+    ax.set_title(f"{tournament.game}: returns per agent")
+    fig.savefig(path, dpi=110)
+    return [path]
+
+
+def _num(value: float) -> str:
+    return f"{value:.0f}" if math.isfinite(value) else "inf"

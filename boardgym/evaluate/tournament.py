@@ -1,0 +1,352 @@
+"""Tournaments: a round robin (or a gauntlet: the first agent against each of the others) of
+``games_per_pair`` games per pairing, seats alternated, played in worker processes.
+
+The schedule is fixed by the agents, the number of games and the seed: game ``index`` is
+round ``index // pairings`` of pairing ``index % pairings``, the first agent of the pairing
+sits in seat 0 in even rounds and seat 1 in odd ones, and each agent is reset with a seed
+derived from the tournament seed and ``index`` (``match.game_seed``). Which worker plays a
+game, and when, therefore changes nothing in its moves, as long as agents keep no memory from
+one game to the next beyond what ``reset`` clears.
+
+Files (when ``out_dir`` is given): ``tournament.json`` (the settings) and ``results.jsonl``,
+one line per finished game appended as it comes, so an interrupted run keeps its games and
+``resume=True`` plays only the missing ones. Asking for more games per pairing on resume
+extends a finished tournament: the first rounds keep their indices and seeds.
+
+Puzzles (one player) are played as solo series: every agent plays ``games_per_pair`` games.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from boardgym.agents.base import Agent
+from boardgym.agents.registry import make_agent
+from boardgym.envs.registry import make_game
+from boardgym.evaluate.match import DRAW, MatchRecord, play_match
+from boardgym.evaluate.ratings import GameResult
+from boardgym.game import Game
+from boardgym.train.common import atomic_write_text
+from boardgym.types import BoardgymError
+
+SETTINGS_FILE = "tournament.json"
+RESULTS_FILE = "results.jsonl"
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """Game ``index`` of the schedule: ``seats[s]`` is the agent (by position) in seat ``s``."""
+
+    index: int
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    index: int
+    seats: tuple[int, ...]
+    record: MatchRecord
+
+    def to_json(self) -> str:
+        return json.dumps({"index": self.index, "seats": list(self.seats), **self.record.to_dict()})
+
+    @classmethod
+    def from_json(cls, line: str) -> PlayedGame:
+        values = json.loads(line)
+        return cls(int(values["index"]), tuple(int(s) for s in values["seats"]), MatchRecord.from_dict(values))
+
+
+@dataclass
+class Tournament:
+    """Settings and the games played so far (sorted by index)."""
+
+    game: str
+    game_params: dict[str, Any]
+    specs: tuple[str, ...]
+    games_per_pair: int
+    seed: int
+    gauntlet: bool = False
+    num_players: int = 2
+    games: list[PlayedGame] = field(default_factory=list)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The agents' labels: their specs, numbered where a spec appears twice (``random#2``)."""
+        return agent_labels(self.specs)
+
+    @property
+    def pairings(self) -> list[tuple[int, ...]]:
+        n = len(self.specs)
+        if self.num_players == 1:
+            return [(i,) for i in range(n)]
+        if self.gauntlet:
+            return [(0, j) for j in range(1, n)]
+        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+    def schedule(self) -> list[Fixture]:
+        pairings = self.pairings
+        fixtures = []
+        for round_ in range(self.games_per_pair):
+            for number, pairing in enumerate(pairings):
+                seats = pairing if round_ % 2 == 0 else pairing[::-1]
+                fixtures.append(Fixture(round_ * len(pairings) + number, seats))
+        return fixtures
+
+    def rating_games(self) -> list[GameResult]:
+        """Two-player games as ``(first mover, second mover, first mover's points)``, by index."""
+        names = self.names
+        out = []
+        for played in self.games:
+            record = played.record
+            first = record.first_player
+            second = 1 - first
+            if record.winner == DRAW:
+                score = 0.5
+            else:
+                score = 1.0 if record.winner == first else 0.0
+            out.append((names[played.seats[first]], names[played.seats[second]], score))
+        return out
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "game_params": _jsonable(self.game_params),
+            "agents": list(self.specs),
+            "games_per_pair": self.games_per_pair,
+            "seed": self.seed,
+            "gauntlet": self.gauntlet,
+            "num_players": self.num_players,
+        }
+
+
+def run_tournament(
+    game_name: str,
+    specs: Sequence[str | Agent],
+    games_per_pair: int,
+    workers: int = 1,
+    seed: int = 0,
+    out_dir: Path | str | None = None,
+    game_params: dict[str, Any] | None = None,
+    *,
+    gauntlet: bool = False,
+    resume: bool = False,
+    progress: bool = True,
+    record_moves: bool = True,
+    start_method: str | None = None,
+) -> Tournament:
+    """Play the tournament and return it with every game. See the module doc for the schedule
+    and the files. ``workers=1`` plays in this process (agent objects need that, or the
+    ``fork`` start method); ``out_dir=None`` writes nothing."""
+    game_params = dict(game_params or {})
+    game = make_game(game_name, **game_params)
+    if game.num_players not in (1, 2):
+        raise BoardgymError(f"tournaments handle one- and two-player games; {game_name} has {game.num_players} players")
+    if len(specs) < (1 if game.num_players == 1 else 2):
+        raise BoardgymError(f"a tournament on {game_name} needs at least two agents, got {list(specs)}")
+    if games_per_pair < 1:
+        raise BoardgymError(f"games per pairing {games_per_pair} must be at least 1, e.g. --games 100")
+    if workers < 1:
+        raise BoardgymError(f"workers={workers} must be at least 1")
+    labels = tuple(s if isinstance(s, str) else str(getattr(s, "spec", type(s).__name__)) for s in specs)
+    for spec in specs:  # fail here, with the bad spec named, rather than in a worker
+        if isinstance(spec, str):
+            make_agent(spec, game, seed=seed)
+    tournament = Tournament(game_name, game_params, labels, games_per_pair, seed, gauntlet, game.num_players)
+
+    results_path = None
+    if out_dir is not None:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        results_path = out_dir / RESULTS_FILE
+        tournament.games = _previous_games(out_dir, tournament, resume)
+        atomic_write_text(out_dir / SETTINGS_FILE, json.dumps(tournament.settings(), indent=2) + "\n")
+
+    done = {played.index for played in tournament.games}
+    todo = [fixture for fixture in tournament.schedule() if fixture.index not in done]
+    bar = _progress_bar(len(done) + len(todo), len(done), game_name, progress)
+    results = open(results_path, "a") if results_path is not None else None  # noqa: SIM115
+    plays = _play_all(game, game_params, specs, seed, todo, workers, record_moves, start_method)
+    try:
+        for played in plays:
+            tournament.games.append(played)
+            if results is not None:
+                results.write(played.to_json() + "\n")
+                results.flush()
+            bar.update(1)
+    finally:
+        plays.close()  # stops the workers now, also on Ctrl-C or an error
+        bar.close()
+        if results is not None:
+            results.close()
+    tournament.games.sort(key=lambda played: played.index)
+    return tournament
+
+
+def load_tournament(out_dir: Path | str) -> Tournament:
+    """The settings and readable games of a tournament folder (an unfinished one too)."""
+    out_dir = Path(out_dir)
+    settings_path = out_dir / SETTINGS_FILE
+    if not settings_path.is_file():
+        raise BoardgymError(f"{str(out_dir)!r} holds no {SETTINGS_FILE}; pass the folder of a `boardgym evaluate` run")
+    settings = json.loads(settings_path.read_text())
+    tournament = Tournament(
+        settings["game"],
+        {key: tuple(v) if isinstance(v, list) else v for key, v in settings["game_params"].items()},
+        tuple(settings["agents"]),
+        int(settings["games_per_pair"]),
+        int(settings["seed"]),
+        bool(settings["gauntlet"]),
+        int(settings["num_players"]),
+    )
+    tournament.games, _ = _read_results(out_dir / RESULTS_FILE)
+    in_schedule = {fixture.index for fixture in tournament.schedule()}
+    tournament.games = sorted((g for g in tournament.games if g.index in in_schedule), key=lambda g: g.index)
+    return tournament
+
+
+def agent_labels(specs: Sequence[str]) -> tuple[str, ...]:
+    seen: dict[str, int] = {}
+    labels = []
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        labels.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    return tuple(labels)
+
+
+# -- resuming -------------------------------------------------------------------------------
+def _previous_games(out_dir: Path, tournament: Tournament, resume: bool) -> list[PlayedGame]:
+    results_path = out_dir / RESULTS_FILE
+    settings_path = out_dir / SETTINGS_FILE
+    if not results_path.exists() or results_path.stat().st_size == 0:
+        return []
+    if not resume:
+        raise BoardgymError(
+            f"{str(out_dir)!r} already holds tournament results; pass --resume (resume=True) to finish "
+            "or extend it, or choose another run name"
+        )
+    if settings_path.is_file():
+        before = json.loads(settings_path.read_text())
+        now = tournament.settings()
+        changed = [key for key in now if key != "games_per_pair" and before.get(key) != now[key]]
+        if changed:
+            detail = ", ".join(f"{key} was {before.get(key)!r}, now {now[key]!r}" for key in changed)
+            raise BoardgymError(
+                f"cannot resume {str(out_dir)!r} with other settings ({detail}); rerun with the same "
+                "game, agents and seed, or choose another run name"
+            )
+    games, unreadable = _read_results(results_path)
+    if unreadable:  # a run killed mid-line: keep the good lines, drop the torn one
+        atomic_write_text(results_path, "".join(played.to_json() + "\n" for played in games))
+    in_schedule = {fixture.index for fixture in tournament.schedule()}
+    return [played for played in games if played.index in in_schedule]
+
+
+def _read_results(path: Path) -> tuple[list[PlayedGame], int]:
+    """The readable games in ``path`` (the last copy of an index wins) and the number of
+    lines that could not be read."""
+    games: dict[int, PlayedGame] = {}
+    unreadable = 0
+    if not path.is_file():
+        return [], 0
+    with open(path) as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            try:
+                played = PlayedGame.from_json(line)
+            except (ValueError, KeyError, TypeError):
+                unreadable += 1
+                continue
+            games[played.index] = played
+    return sorted(games.values(), key=lambda played: played.index), unreadable
+
+
+# -- playing --------------------------------------------------------------------------------
+class _Table:
+    """A game and the agents (built once) that play the fixtures handed to one process."""
+
+    def __init__(self, game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int) -> None:
+        self.game = make_game(game_name, **game_params)
+        self.specs = list(specs)
+        self.seed = seed
+        self.agents: dict[int, Agent] = {}
+
+    def play(self, fixture: Fixture, record_moves: bool) -> PlayedGame:
+        players = [self._agent(i) for i in fixture.seats]
+        record = play_match(self.game, players, self.seed, index=fixture.index, record_moves=record_moves)
+        return PlayedGame(fixture.index, fixture.seats, record)
+
+    def _agent(self, i: int) -> Agent:
+        if i not in self.agents:
+            self.agents[i] = make_agent(self.specs[i], self.game, seed=self.seed)
+        return self.agents[i]
+
+
+_WORKER_TABLE: _Table | None = None
+
+
+def _init_worker(game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int) -> None:
+    global _WORKER_TABLE
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    _WORKER_TABLE = _Table(game_name, game_params, specs, seed)
+
+
+def _play_in_worker(task: tuple[Fixture, bool]) -> PlayedGame:
+    assert _WORKER_TABLE is not None
+    return _WORKER_TABLE.play(*task)
+
+
+def _play_all(
+    game: Game,
+    game_params: dict[str, Any],
+    specs: Sequence[str | Agent],
+    seed: int,
+    todo: list[Fixture],
+    workers: int,
+    record_moves: bool,
+    start_method: str | None,
+) -> Iterator[PlayedGame]:
+    if not todo:
+        return
+    if workers == 1 or len(todo) == 1:
+        table = _Table(game.name, game_params, specs, seed)
+        for fixture in todo:
+            yield table.play(fixture, record_moves)
+        return
+    if start_method is None:
+        start_method = "fork" if sys.platform.startswith("linux") else "spawn"
+    context = multiprocessing.get_context(start_method)
+    workers = min(workers, len(todo))
+    chunk = max(1, min(32, len(todo) // (workers * 8)))
+    pool = context.Pool(workers, initializer=_init_worker, initargs=(game.name, game_params, list(specs), seed))
+    try:
+        yield from pool.imap_unordered(_play_in_worker, [(fixture, record_moves) for fixture in todo], chunk)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _progress_bar(total: int, initial: int, game_name: str, enabled: bool):  # -> tqdm
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc=f"{game_name} games", unit="game", disable=not enabled, leave=False)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
