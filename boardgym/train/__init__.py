@@ -8,6 +8,10 @@ adding its line here.
 
 from __future__ import annotations
 
-METHODS: dict[str, tuple[str, str]] = {}
+METHODS: dict[str, tuple[str, str]] = {
+    "qlearning": ("boardgym.train.qlearning", "tabular Q-learning, self-play or vs a fixed agent (small games)"),
+    "montecarlo": ("boardgym.train.montecarlo", "tabular Monte Carlo control, self-play or vs a fixed agent"),
+    "alphazero": ("boardgym.train.alphazero", "AlphaZero: batched PUCT self-play, ResNet, CUDA when there"),
+}
 
 __all__ = ["METHODS"]

@@ -1,0 +1,194 @@
+"""Greedy play from a table of state-action values, and the table's checkpoint format.
+
+The tables come from ``boardgym train qlearning`` and ``boardgym train montecarlo``. A
+``ValueTable`` maps each visited state to the values of its legal actions, from the point of
+view of the player on move. States are the rules' immutable NamedTuples; on disk each state
+is written as the flat tuple of its ints (``encode_state``), so a checkpoint is a dict of
+tensors that ``torch.load(weights_only=True)`` reads without unpickling any class:
+
+    keys     int64 (states, key_length)  flat ints of each state
+    offsets  int64 (states + 1,)         row i's actions are actions[offsets[i]:offsets[i+1]]
+    actions  int64 (entries,)            legal actions of each state, ascending
+    values   float64 (entries,)          their values for the player on move
+
+plus ``format``, ``method``, ``game``, ``game_params`` (JSON) and training bookkeeping.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardgym.agents.base import BaseAgent
+from boardgym.game import Game
+from boardgym.types import Action, BoardgymError
+
+FORMAT = "boardgym.tabular/1"
+
+Entry = list  # [actions: tuple[int, ...], values: list[float]]
+"""One table row: the legal actions of a state and their values, kept as a mutable list so
+that training updates in place without a second dictionary lookup."""
+
+
+class ValueTable:
+    """``rows[state] = [actions, values]`` for every state seen; created lazily on lookup."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.rows: dict[Hashable, Entry] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def row(self, state: Hashable) -> Entry:
+        """The row of ``state``, adding it with zero values on first sight."""
+        entry = self.rows.get(state)
+        if entry is None:
+            actions = tuple(self.game.legal_actions(state))
+            entry = self.rows[state] = [actions, [0.0] * len(actions)]
+        return entry
+
+    def greedy_actions(self, state: Hashable) -> list[Action] | None:
+        """The best-valued legal actions in ``state``, or None if the state was never seen."""
+        entry = self.rows.get(state)
+        if entry is None:
+            return None
+        actions, values = entry
+        best = max(values)
+        return [a for a, v in zip(actions, values, strict=True) if v == best]
+
+    # -- checkpoint payload --------------------------------------------------------------------
+    def to_payload(self) -> dict[str, Any]:
+        import torch
+
+        keys, offsets, actions, values = [], [0], [], []
+        for state, (row_actions, row_values) in self.rows.items():
+            keys.append(encode_state(state))
+            actions.extend(row_actions)
+            values.extend(row_values)
+            offsets.append(len(actions))
+        width = {len(k) for k in keys}
+        if len(width) > 1:
+            raise BoardgymError(
+                f"states of {self.game.name} flatten to different lengths {sorted(width)}; "
+                "tabular methods need fixed-size states"
+            )
+        try:
+            key_tensor = torch.tensor(keys, dtype=torch.int64).reshape(len(keys), -1 if keys else 0)
+        except RuntimeError:
+            raise BoardgymError(
+                f"states of {self.game.name} hold ints beyond 64 bits; the game is too large for tabular methods"
+            ) from None
+        return {
+            "keys": key_tensor,
+            "offsets": torch.tensor(offsets, dtype=torch.int64),
+            "actions": torch.tensor(actions, dtype=torch.int64),
+            "values": torch.tensor(values, dtype=torch.float64),
+        }
+
+    @classmethod
+    def from_payload(cls, game: Game, payload: dict[str, Any], *, decode: bool = True) -> ValueTable:
+        """Rebuild the table; with ``decode`` the keys are the rules' states (for training),
+        without it they stay flat int tuples (enough for play, see ``TabularAgent``)."""
+        table = cls(game)
+        keys = payload["keys"].tolist()
+        offsets = payload["offsets"].tolist()
+        actions = payload["actions"].tolist()
+        values = payload["values"].tolist()
+        template = game.initial_state()
+        for i, key in enumerate(keys):
+            start, end = offsets[i], offsets[i + 1]
+            state = decode_state(template, key) if decode else tuple(key)
+            table.rows[state] = [tuple(actions[start:end]), values[start:end]]
+        return table
+
+
+def encode_state(state: Any) -> tuple[int, ...]:
+    """The flat tuple of ints inside a (nested) NamedTuple state, in field order."""
+    flat: list[int] = []
+    _flatten(state, flat)
+    return tuple(flat)
+
+
+def decode_state(template: Any, flat: list[int] | tuple[int, ...]) -> Any:
+    """Inverse of ``encode_state``, using a state of the same game for the nesting."""
+    state, used = _unflatten(template, flat, 0)
+    if used != len(flat):
+        raise BoardgymError(f"a saved state has {len(flat)} ints but states of this game hold {used}")
+    return state
+
+
+def game_signature(game: Game) -> str:
+    """The game and its parameters as JSON, stored in checkpoints and checked on load."""
+    params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in game.params().items()}
+    return json.dumps({"game": game.name, "params": params}, sort_keys=True)
+
+
+def check_game(payload: dict[str, Any], game: Game, path: Path | str) -> None:
+    saved = payload.get("game_signature")
+    if saved != game_signature(game):
+        raise BoardgymError(
+            f"checkpoint {str(path)!r} was trained on {saved} but the game here is {game_signature(game)}; "
+            "pass the same game and parameters"
+        )
+
+
+class TabularAgent(BaseAgent):
+    """Plays the highest-valued action of a trained table (ties broken at random); in a
+    state the table never saw, a uniformly random legal action."""
+
+    def __init__(self, game: Game, *, seed: int | None = None, checkpoint: Path | None = None) -> None:
+        super().__init__(game, seed=seed)
+        if checkpoint is None:
+            raise BoardgymError(
+                "the tabular agent needs a trained table: write e.g. qlearning:checkpoint=runs/tictactoe/qlearning/"
+                "quickstart/final.pt (train one with `boardgym train qlearning --game tictactoe`)"
+            )
+        from boardgym.train.common import load_checkpoint
+
+        payload = load_checkpoint(checkpoint)
+        if payload.get("format") != FORMAT:
+            raise BoardgymError(
+                f"checkpoint {str(checkpoint)!r} is not a tabular table (format {payload.get('format')!r}); "
+                "pass a file written by `boardgym train qlearning` or `boardgym train montecarlo`"
+            )
+        check_game(payload, game, checkpoint)
+        self.method = str(payload.get("method", "tabular"))
+        self.table = ValueTable.from_payload(game, payload, decode=False)
+        self.unseen_states = 0
+
+    def act(self, game: Game, state: Any) -> Action:
+        choices = self.table.greedy_actions(encode_state(state))
+        if choices is None:
+            self.unseen_states += 1
+            choices = game.legal_actions(state)
+        return choices[int(self.rng.integers(len(choices)))] if len(choices) > 1 else choices[0]
+
+
+def _flatten(value: Any, out: list[int]) -> None:
+    if isinstance(value, tuple):
+        for item in value:
+            _flatten(item, out)
+    elif isinstance(value, (bool, int, np.integer)):
+        out.append(int(value))
+    else:
+        raise BoardgymError(
+            f"state field {value!r} ({type(value).__name__}) is not an int or tuple of ints; "
+            "tabular methods need states made of ints"
+        )
+
+
+def _unflatten(template: Any, flat: list[int] | tuple[int, ...], pos: int) -> tuple[Any, int]:
+    if isinstance(template, tuple):
+        items = []
+        for item in template:
+            value, pos = _unflatten(item, flat, pos)
+            items.append(value)
+        return (type(template)._make(items) if hasattr(template, "_fields") else tuple(items)), pos
+    if pos >= len(flat):
+        raise BoardgymError("a saved state is shorter than the states of this game; the checkpoint is for another game")
+    return flat[pos], pos + 1

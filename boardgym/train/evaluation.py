@@ -1,0 +1,49 @@
+"""Periodic evaluation during training: a learner against fixed opponents, seats swapped.
+
+Every training script logs ``eval/win_rate_vs_<name>``, ``eval/draw_rate_vs_<name>`` and
+``eval/loss_rate_vs_<name>`` for ``random`` and for the strongest baseline the game has
+(``baseline_spec``), through ``boardgym.evaluate.match.play_games``. These are quick
+in-process checks; ``boardgym evaluate`` measures a finished agent properly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boardgym.agents.base import Agent
+from boardgym.agents.registry import AGENTS, make_agent
+from boardgym.evaluate.match import play_games
+from boardgym.game import Game
+
+
+def baseline_spec(game: Game) -> str | None:
+    """The strongest cheap opponent for ``game``: ``perfect`` where exhaustive search is cheap,
+    else shallow ``minimax`` where that agent exists; None if only ``random`` is available."""
+    if getattr(game, "solvable_by_search", False) and game.num_players == 2:
+        return "perfect"
+    if "minimax" in AGENTS:
+        return "minimax:depth=2"
+    return None
+
+
+def evaluate_agent(
+    game: Game, agent: Agent, opponents: dict[str, Agent | str], games: int, seed: int = 0
+) -> dict[str, float]:
+    """``eval/...`` scalars of ``agent`` against each named opponent."""
+    scalars: dict[str, float] = {}
+    for index, (name, opponent) in enumerate(opponents.items()):
+        summary = play_games(game, agent, opponent, games, seed=seed + index)
+        scalars[f"eval/win_rate_vs_{name}"] = summary.wins / summary.games
+        scalars[f"eval/draw_rate_vs_{name}"] = summary.draws / summary.games
+        scalars[f"eval/loss_rate_vs_{name}"] = summary.losses / summary.games
+    return scalars
+
+
+def eval_opponents(game: Game, extra: dict[str, str] | None = None) -> dict[str, Any]:
+    """``{"random": "random", "<baseline>": spec}``: the fields every script evaluates against."""
+    opponents: dict[str, Any] = {"random": "random"}
+    baseline = baseline_spec(game)
+    if baseline is not None:
+        opponents[baseline.partition(":")[0]] = make_agent(baseline, game, seed=0)
+    opponents.update(extra or {})
+    return opponents
