@@ -21,7 +21,7 @@ class HumanAgent(BaseAgent):
         game: Game,
         *,
         seed: int | None = None,
-        read: Callable[[str], str] = input,
+        read: Callable[[str], str] | None = None,
         out: TextIO | None = None,
     ) -> None:
         super().__init__(game, seed=seed)
@@ -33,7 +33,7 @@ class HumanAgent(BaseAgent):
         print(game.render(state), file=out)
         print(f"legal moves: {game.legal_moves_text(state)}", file=out)
         while True:
-            text = self._read("your move (or 'quit'): ")
+            text = (self._read or input)("your move (or 'quit'): ")
             if text.strip().lower() in QUIT_WORDS:
                 raise KeyboardInterrupt("game abandoned")
             try:

@@ -33,9 +33,24 @@ AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry("boardgym.agents.random_agent:RandomAgent", "uniformly random legal moves"),
     "human": AgentEntry("boardgym.agents.human:HumanAgent", "a person typing moves at the terminal"),
     "perfect": AgentEntry("boardgym.agents.perfect:PerfectAgent", "exact play by memoised search (small games only)"),
-    "qlearning": AgentEntry("boardgym.agents.tabular:TabularAgent", "greedy play from a Q-learning table (checkpoint=)"),
-    "montecarlo": AgentEntry("boardgym.agents.tabular:TabularAgent", "greedy play from a Monte Carlo table (checkpoint=)"),
-    "mcts": AgentEntry("boardgym.agents.mcts:MCTSAgent", "UCT tree search with random rollouts (simulations=, time=, c=)"),
+    "qlearning": AgentEntry(
+        "boardgym.agents.tabular:TabularAgent", "greedy play from a Q-learning table (checkpoint=)"
+    ),
+    "montecarlo": AgentEntry(
+        "boardgym.agents.tabular:TabularAgent", "greedy play from a Monte Carlo table (checkpoint=)"
+    ),
+    "mcts": AgentEntry(
+        "boardgym.agents.mcts:MCTSAgent", "UCT tree search with random rollouts (simulations=, time=, c=)"
+    ),
+    "minimax": AgentEntry(
+        "boardgym.agents.minimax:MinimaxAgent", "alpha-beta with iterative deepening (depth=, time=, eval=, exact=)"
+    ),
+    "nimsum": AgentEntry(
+        "boardgym.agents.nim_perfect:NimSumAgent", "perfect Nim by the nim-sum rule (normal, misere, max-take k)"
+    ),
+    "alphazero": AgentEntry(
+        "boardgym.agents.alphazero.agent:AlphaZeroAgent", "PUCT on a trained network (checkpoint=)"
+    ),
 }
 
 _SIMPLE = (int, float, bool, str, Path)
@@ -91,7 +106,7 @@ def spec_parameters(cls: type) -> dict[str, type]:
     for param in inspect.signature(cls.__init__).parameters.values():
         if param.kind is not param.KEYWORD_ONLY or param.name == "seed":
             continue
-        kind = _simple_type(hints.get(param.name, str))
+        kind = _simple_type(hints.get(param.name))
         if kind is not None:
             accepted[param.name] = kind
     return accepted

@@ -41,7 +41,7 @@ class Nim(GameBase[NimState]):
 
     def __init__(
         self,
-        heaps: Sequence[int] | str = DEFAULT_HEAPS,
+        heaps: Sequence[int] | str | int = DEFAULT_HEAPS,
         misere: bool = False,
         k: int | None = None,
     ) -> None:
@@ -144,7 +144,9 @@ class Nim(GameBase[NimState]):
         return action
 
 
-def _parse_heaps(heaps: Sequence[int] | str) -> tuple[int, ...]:
+def _parse_heaps(heaps: Sequence[int] | str | int) -> tuple[int, ...]:
+    if isinstance(heaps, (int, np.integer)):
+        heaps = (int(heaps),)
     try:
         values = tuple(int(h) for h in (heaps.replace(" ", "").split(",") if isinstance(heaps, str) else heaps))
     except (TypeError, ValueError):

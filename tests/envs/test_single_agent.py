@@ -1,0 +1,90 @@
+"""The gym.make single-agent envs: seats, the opponent inside, masks, and MaskablePPO."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import boardgym
+from boardgym import BoardgymError
+
+
+def test_seat_one_lets_the_opponent_open() -> None:
+    env = gym.make("boardgym/TicTacToe-v0", opponent="random", seat=1)
+    observation, info = env.reset(seed=3)
+    assert info["seat"] == 1 and "opponent_action" in info
+    assert observation[1].sum() == 1 and observation[0].sum() == 0  # opponent's mark on plane 1
+    assert info["action_mask"].sum() == 8
+    np.testing.assert_array_equal(env.unwrapped.action_masks(), info["action_mask"])
+
+
+def test_random_seat_is_drawn_from_the_seed() -> None:
+    env = gym.make("boardgym/ConnectFour-v0")
+    seats = [env.reset(seed=s)[1]["seat"] for s in range(20)]
+    assert set(seats) == {0, 1}
+    assert seats == [env.reset(seed=s)[1]["seat"] for s in range(20)]
+
+
+def test_same_seed_same_game() -> None:
+    def episode(seed: int) -> list[int]:
+        env = gym.make("boardgym/ConnectFour-v0", opponent="random")
+        _, info = env.reset(seed=seed)
+        replies, done = [], False
+        while not done:
+            action = int(np.flatnonzero(info["action_mask"])[0])
+            _, _, terminated, truncated, info = env.step(action)
+            replies.append(info.get("opponent_action", -1))
+            done = terminated or truncated
+        return replies
+
+    assert episode(5) == episode(5)
+
+
+def test_episode_reward_is_the_learners_return() -> None:
+    env = gym.make("boardgym/TicTacToe-v0", opponent="perfect", seat=0)
+    _, info = env.reset(seed=0)
+    total, done = 0.0, False
+    while not done:
+        _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        total += reward
+        done = terminated or truncated
+    assert total in (-1.0, 0.0)  # nobody beats perfect play
+
+
+def test_illegal_action_ends_the_episode_with_minus_one() -> None:
+    env = gym.make("boardgym/TicTacToe-v0", seat=0)
+    env.reset(seed=0)
+    env.step(4)
+    _, reward, terminated, _, info = env.step(4)
+    assert reward == -1.0 and terminated and info["illegal_action"] == 4
+
+
+def test_game_parameters_pass_through() -> None:
+    env = gym.make("boardgym/Nim-v0", heaps=(3, 4, 5), misere=True, opponent="perfect")
+    assert env.unwrapped.game.heaps == (3, 4, 5) and env.unwrapped.game.misere
+    assert env.observation_space.shape == (1, 3, 5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"seat": 2}, "seat=2"),
+        ({"opponent": "grandmaster"}, "unknown agent 'grandmaster'"),
+        ({"size": 4}, "unknown parameter"),
+    ],
+)
+def test_bad_arguments_get_one_clear_error(kwargs: dict, message: str) -> None:
+    with pytest.raises(BoardgymError, match=message):
+        gym.make("boardgym/TicTacToe-v0", **kwargs)
+
+
+def test_maskable_ppo_trains_with_no_glue(tmp_path) -> None:
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    env = gym.make("boardgym/TicTacToe-v0", opponent="random")
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=256, batch_size=64, seed=0, verbose=0)
+    model.learn(total_timesteps=2048)
+    observation, info = env.reset(seed=1)
+    action, _ = model.predict(observation, action_masks=info["action_mask"], deterministic=True)
+    assert info["action_mask"][int(action)]
+    assert boardgym.__version__
