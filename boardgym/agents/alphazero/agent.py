@@ -1,0 +1,136 @@
+"""The AlphaZero player: PUCT search guided by a trained network.
+
+``make_agent("alphazero:checkpoint=runs/tictactoe/alphazero/s0-.../checkpoint.pt,simulations=200", game)``.
+The search is ``boardgym.agents.mcts.MCTS`` with ``c_puct`` set and a ``NetworkEvaluator``:
+the same class that plays with random rollouts. ``simulations=0`` plays the network's policy
+alone (the legal move of highest prior).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from boardgym.agents.alphazero.evaluator import NetworkEvaluator
+from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.agents.base import BaseAgent
+from boardgym.agents.mcts import MCTS
+from boardgym.game import Game
+from boardgym.train.common import load_checkpoint
+from boardgym.types import Action, BoardgymError
+
+CHECKPOINT_FORMAT = "boardgym-alphazero-v1"
+
+
+class AlphaZeroAgent(BaseAgent):
+    """Plays the most visited move of a PUCT search over the network's priors and values.
+
+    Parameters: ``checkpoint`` (a file written by ``boardgym train alphazero``),
+    ``simulations`` per move (0: the network's policy alone), ``c_puct`` (exploration),
+    ``batch`` (leaves per network call, virtual loss between them), ``temperature`` (0: most
+    visited move; 1: draw in proportion to visits), ``reuse`` (keep the subtree of the move
+    played), ``device`` (cpu, cuda or auto).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        seed: int | None = None,
+        checkpoint: Path | None = None,
+        simulations: int = 200,
+        c_puct: float = 1.5,
+        batch: int = 1,
+        temperature: float = 0.0,
+        reuse: bool = True,
+        device: str = "cpu",
+        network: AlphaZeroNet | None = None,
+    ) -> None:
+        super().__init__(game, seed=seed)
+        if simulations < 0:
+            raise BoardgymError(f"alphazero simulations={simulations} must be 0 (policy only) or more")
+        if network is None:
+            if checkpoint is None:
+                raise BoardgymError(
+                    "the alphazero agent needs a trained network: pass checkpoint=PATH "
+                    "(train one with `boardgym train alphazero --game GAME`)"
+                )
+            network = load_network(checkpoint, game, device=resolve_device(device))
+        self.network = network
+        self.simulations = simulations
+        self.temperature = temperature
+        self.reuse = reuse
+        self.evaluator = NetworkEvaluator(network, device=next(network.parameters()).device, cache_size=50_000)
+        self.tree = MCTS(
+            game, self.evaluator, simulations=max(1, simulations), c_puct=c_puct, batch_size=batch, rng=self.rng
+        )
+
+    def act(self, game: Game, state: Any) -> Action:
+        if self.simulations == 0:
+            priors, _ = self.evaluator.evaluate(game, [state])
+            return int(np.argmax(priors[0]))
+        if not self.reuse:
+            self.tree.reset()
+        root = self.tree.search(state)
+        action = self.tree.choose(root, self.temperature)
+        self.tree.advance(action)
+        return action
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.tree.reset()
+        self.tree.rng = self.rng
+
+
+def resolve_device(device: str) -> torch.device:
+    """``auto`` -> CUDA when available, else CPU; anything else as torch names it."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        resolved = torch.device(device)
+    except RuntimeError:
+        raise BoardgymError(f"unknown device {device!r}; use auto, cpu or cuda") from None
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise BoardgymError(f"device {device!r} asked for but CUDA is not available here; use --device cpu or auto")
+    return resolved
+
+
+def checkpoint_payload(network: AlphaZeroNet, game: Game, **extra: Any) -> dict[str, Any]:
+    """What a checkpoint holds: plain types and tensors only (``weights_only=True`` loads it)."""
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "game": game.name,
+        "game_params": json.dumps(game.params(), sort_keys=True, default=list),
+        "architecture": network.architecture(),
+        "state_dict": {k: v.detach().cpu() for k, v in network.state_dict().items()},
+        **extra,
+    }
+
+
+def load_network(path: Path | str, game: Game, device: str | torch.device = "cpu") -> AlphaZeroNet:
+    """The network stored in ``path``, checked against ``game``, in eval mode on ``device``."""
+    payload = load_checkpoint(path)
+    return network_from_payload(payload, game, str(path), device)
+
+
+def network_from_payload(
+    payload: dict[str, Any], game: Game, source: str, device: str | torch.device = "cpu"
+) -> AlphaZeroNet:
+    if payload.get("format") != CHECKPOINT_FORMAT:
+        raise BoardgymError(
+            f"checkpoint {source!r} is not an AlphaZero checkpoint; pass a checkpoint.pt written by "
+            "`boardgym train alphazero`"
+        )
+    params = json.dumps(game.params(), sort_keys=True, default=list)
+    if payload["game"] != game.name or payload["game_params"] != params:
+        raise BoardgymError(
+            f"checkpoint {source!r} was trained on {payload['game']} {payload['game_params']}, "
+            f"not on {game.name} {params}; use a checkpoint trained on this game"
+        )
+    network = AlphaZeroNet.from_architecture(payload["architecture"])
+    network.load_state_dict(payload["state_dict"])
+    return network.to(device).eval()

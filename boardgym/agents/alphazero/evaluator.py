@@ -1,0 +1,93 @@
+"""The network as a tree-search leaf evaluator (the ``Evaluator`` protocol of
+``boardgym.agents.evaluator``), so the same search runs on random rollouts or on a network.
+
+One ``evaluate`` call is one forward pass over the whole batch of leaves. Results are cached
+by state while the weights stay the same (``clear_cache`` after every training step): small
+games revisit the same positions many times within one round of self-play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from boardgym.agents.alphazero.network import AlphaZeroNet, masked_policy
+from boardgym.game import Game
+from boardgym.types import BoardgymError
+
+
+class NetworkEvaluator:
+    """Priors (the masked policy) and values of ``network`` for the player to move.
+
+    ``device``: where the network lives; ``amp``: float16 autocast (CUDA only);
+    ``cache_size``: positions remembered between calls (0 disables the cache).
+    """
+
+    def __init__(
+        self, network: AlphaZeroNet, *, device: str | torch.device = "cpu", amp: bool = False, cache_size: int = 200_000
+    ) -> None:
+        self.network = network
+        self.device = torch.device(device)
+        self.amp = amp and self.device.type == "cuda"
+        self.cache_size = cache_size
+        self._cache: dict[Any, tuple[np.ndarray, float]] = {}
+        self.calls = 0
+        self.positions = 0  # evaluated by the network, cache hits excluded
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        priors = np.empty((len(states), game.num_actions), dtype=np.float32)
+        values = np.empty(len(states), dtype=np.float32)
+        cache = self._cache
+        missing: list[int] = []
+        for i, state in enumerate(states):
+            hit = cache.get(state) if self.cache_size else None
+            if hit is None:
+                missing.append(i)
+            else:
+                priors[i], values[i] = hit
+        if missing:
+            fresh_priors, fresh_values = self.forward(game, [states[i] for i in missing])
+            priors[missing] = fresh_priors
+            values[missing] = fresh_values
+            if self.cache_size:
+                if len(cache) + len(missing) > self.cache_size:
+                    cache.clear()
+                for row, i in enumerate(missing):
+                    cache[states[i]] = (fresh_priors[row], float(fresh_values[row]))
+        return priors, values
+
+    def forward(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """One network call over ``states`` (no cache)."""
+        if game.num_actions != self.network.num_actions:
+            raise BoardgymError(
+                f"the network has {self.network.num_actions} actions but {game!r} has {game.num_actions}; "
+                "use a checkpoint trained on this game with these parameters"
+            )
+        planes = np.stack([game.observation(s, game.current_player(s)) for s in states])
+        legal = np.stack([game.legal_mask(s) for s in states])
+        self.calls += 1
+        self.positions += len(states)
+        network = self.network
+        was_training = network.training
+        network.eval()
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.float16, enabled=self.amp):
+            x = torch.from_numpy(planes).to(self.device, non_blocking=True)
+            mask = torch.from_numpy(legal).to(self.device, non_blocking=True)
+            logits, value = network(x)
+            policy = masked_policy(logits, mask)
+        if was_training:
+            network.train()
+        return policy.cpu().numpy(), value.float().cpu().numpy()
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    @property
+    def mean_batch(self) -> float:
+        return self.positions / self.calls if self.calls else 0.0
+
+    def reset_stats(self) -> None:
+        self.calls = self.positions = 0

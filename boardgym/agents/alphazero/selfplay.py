@@ -1,0 +1,176 @@
+"""Batched self-play: many games at once, the leaves of all their searches in one network call.
+
+Each game in flight owns an ``MCTS`` tree (``boardgym.agents.mcts``, PUCT with Dirichlet noise
+at the root and the subtree of the chosen move kept for the next one). ``search_lockstep``
+runs one simulation step in every tree, gathers their leaves, evaluates them together and
+backs them up: the batch the network sees is ``games in flight x leaves_per_game``, which is
+what keeps a GPU busy. ``leaves_per_game`` > 1 takes several leaves per tree per step with
+virtual loss between them.
+
+Moves: for the first ``temperature_moves`` moves of a game the move is drawn in proportion to
+the visit counts, later the most visited move is played (AlphaZero's schedule). Every
+position is recorded with its visit distribution; when the game ends, each position gets the
+final result for the player who was to move there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from boardgym.agents.evaluator import Evaluator
+from boardgym.agents.mcts import MCTS
+from boardgym.game import Game
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    """The search and move-choice parameters of self-play (see the module docstring)."""
+
+    simulations: int = 64
+    c_puct: float = 1.5
+    dirichlet_alpha: float = 1.0
+    dirichlet_fraction: float = 0.25
+    temperature_moves: int = 4
+    leaves_per_game: int = 1
+    max_moves: int = 0
+    """Stop a game after this many moves and score it as the rules' returns say (0: no limit)."""
+
+
+@dataclass
+class SelfPlayResult:
+    """The positions of the finished games and how fast they were played."""
+
+    positions: list[tuple[Any, np.ndarray, float]] = field(default_factory=list)
+    """``(state, visit policy, final result for the player to move)``."""
+    games: int = 0
+    moves: int = 0
+    seconds: float = 0.0
+    network_calls: int = 0
+    leaves: int = 0
+    outcomes: list[tuple[float, ...]] = field(default_factory=list)
+
+    @property
+    def mean_batch(self) -> float:
+        return self.leaves / self.network_calls if self.network_calls else 0.0
+
+
+def default_dirichlet_alpha(game: Game) -> float:
+    """About 10 / (typical number of legal moves), as AlphaZero's 0.3 for chess and 0.03 for Go."""
+    return float(min(1.0, max(0.03, 10.0 / game.num_actions)))
+
+
+def make_tree(game: Game, evaluator: Evaluator, settings: SelfPlaySettings, rng: np.random.Generator) -> MCTS:
+    return MCTS(
+        game,
+        evaluator,
+        simulations=settings.simulations,
+        c_puct=settings.c_puct,
+        dirichlet_alpha=settings.dirichlet_alpha if settings.dirichlet_alpha > 0 else None,
+        dirichlet_fraction=settings.dirichlet_fraction,
+        batch_size=max(1, settings.leaves_per_game),
+        rng=rng,
+    )
+
+
+def search_lockstep(
+    game: Game, trees: Sequence[MCTS], states: Sequence[Any], evaluator: Evaluator, simulations: int, leaves: int
+) -> tuple[int, int]:
+    """Run ``simulations`` simulations in each tree from its state, all trees in lock step;
+    returns ``(network calls, leaves evaluated)``."""
+    calls = evaluated = 0
+
+    def evaluate_round(batch: list[tuple[MCTS, list[Any]]]) -> None:
+        nonlocal calls, evaluated
+        flat = [leaf for _, tree_leaves in batch for leaf in tree_leaves]
+        if not flat:
+            return
+        priors, values = evaluator.evaluate(game, [leaf.state for leaf in flat])
+        calls += 1
+        evaluated += len(flat)
+        start = 0
+        for tree, tree_leaves in batch:
+            end = start + len(tree_leaves)
+            if tree_leaves:
+                tree.backup_leaves(tree_leaves, priors[start:end], values[start:end])
+            start = end
+
+    # Expand the roots that are new (not kept from the previous move) before counting simulations.
+    fresh = [(tree, state) for tree, state in zip(trees, states, strict=True) if not _has_root(tree, state)]
+    evaluate_round([(tree, tree.gather_leaves(state, 1)) for tree, state in fresh])
+    done = 0
+    while done < simulations:
+        k = min(leaves, simulations - done)
+        evaluate_round([(tree, tree.gather_leaves(state, k)) for tree, state in zip(trees, states, strict=True)])
+        done += k
+    return calls, evaluated
+
+
+def play_selfplay_games(
+    game: Game,
+    evaluator: Evaluator,
+    num_games: int,
+    *,
+    parallel: int,
+    settings: SelfPlaySettings,
+    rng: np.random.Generator,
+) -> SelfPlayResult:
+    """Play ``num_games`` games of the network against itself, ``parallel`` at a time."""
+    result = SelfPlayResult()
+    started = time.perf_counter()
+    slots: list[_GameInFlight] = []
+    begun = 0
+    while slots or begun < num_games:
+        while begun < num_games and len(slots) < parallel:
+            slots.append(_GameInFlight(game.initial_state(), make_tree(game, evaluator, settings, _child_rng(rng))))
+            begun += 1
+        trees = [slot.tree for slot in slots]
+        calls, leaves = search_lockstep(
+            game, trees, [slot.state for slot in slots], evaluator, settings.simulations, settings.leaves_per_game
+        )
+        result.network_calls += calls
+        result.leaves += leaves
+        still_playing = []
+        for slot in slots:
+            tree = slot.tree
+            root = tree.root
+            assert root is not None and root.state == slot.state
+            slot.history.append((slot.state, game.current_player(slot.state), tree.policy(root, 1.0)))
+            temperature = 1.0 if slot.moves < settings.temperature_moves else 0.0
+            action = tree.choose(root, temperature)
+            tree.advance(action)
+            slot.state = game.apply(slot.state, action)
+            slot.moves += 1
+            result.moves += 1
+            over = game.is_terminal(slot.state) or (settings.max_moves and slot.moves >= settings.max_moves)
+            if over:
+                returns = game.returns(slot.state) if game.is_terminal(slot.state) else (0.0,) * game.num_players
+                result.outcomes.append(tuple(returns))
+                result.positions.extend((state, policy, returns[player]) for state, player, policy in slot.history)
+                result.games += 1
+            else:
+                still_playing.append(slot)
+        slots = still_playing
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+@dataclass
+class _GameInFlight:
+    state: Any
+    tree: MCTS
+    moves: int = 0
+    history: list[tuple[Any, int, np.ndarray]] = field(default_factory=list)
+
+
+def _has_root(tree: MCTS, state: Any) -> bool:
+    root = tree.root
+    return root is not None and root.expanded and root.state == state
+
+
+def _child_rng(rng: np.random.Generator) -> np.random.Generator:
+    return np.random.default_rng(rng.integers(2**63))

@@ -1,0 +1,75 @@
+"""The alphazero agent: made from a spec, plays legal moves, refuses what it cannot load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from boardgym import make_agent, make_game
+from boardgym.agents.alphazero.agent import AlphaZeroAgent, checkpoint_payload, resolve_device
+from boardgym.agents.alphazero.network import build_network
+from boardgym.train.common import save_checkpoint
+from boardgym.types import BoardgymError
+
+
+def _checkpoint(tmp_path: Path, game, name: str = "net.pt") -> Path:
+    torch.manual_seed(0)
+    network = build_network(game, blocks=1, channels=8, value_hidden=8)
+    return save_checkpoint(tmp_path / name, checkpoint_payload(network, game))
+
+
+@pytest.mark.parametrize("simulations", [0, 1, 12])
+def test_agent_from_spec_plays_legal_moves_to_the_end(tmp_path: Path, simulations: int) -> None:
+    game = make_game("connect_four")
+    path = _checkpoint(tmp_path, game)
+    agent = make_agent(f"alphazero:checkpoint={path},simulations={simulations}", game, seed=0)
+    state = game.initial_state()
+    while not game.is_terminal(state):
+        action = agent.act(game, state)
+        assert action in game.legal_actions(state)
+        state = game.apply(state, action)
+
+
+def test_agent_is_reproducible_after_reset(tmp_path: Path) -> None:
+    game = make_game("tictactoe")
+    agent = make_agent(f"alphazero:checkpoint={_checkpoint(tmp_path, game)},simulations=16,temperature=1", game)
+
+    def first_moves() -> list[int]:
+        agent.reset(seed=3)
+        return [agent.act(game, game.initial_state()) for _ in range(5)]
+
+    assert first_moves() == first_moves()
+
+
+def test_agent_needs_a_checkpoint() -> None:
+    with pytest.raises(BoardgymError, match="checkpoint=PATH"):
+        make_agent("alphazero", make_game("tictactoe"))
+
+
+def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
+    path = _checkpoint(tmp_path, make_game("connect_four"))
+    with pytest.raises(BoardgymError, match="trained on connect_four"):
+        AlphaZeroAgent(make_game("tictactoe"), checkpoint=path)
+
+
+def test_checkpoint_of_other_game_parameters_is_refused(tmp_path: Path) -> None:
+    path = _checkpoint(tmp_path, make_game("nim", heaps=(1, 3, 5)))
+    with pytest.raises(BoardgymError, match="trained on nim"):
+        AlphaZeroAgent(make_game("nim", heaps=(1, 3, 6)), checkpoint=path)
+
+
+def test_foreign_and_missing_files_are_explained(tmp_path: Path) -> None:
+    foreign = save_checkpoint(tmp_path / "other.pt", {"table": torch.zeros(3)})
+    with pytest.raises(BoardgymError, match="not an AlphaZero checkpoint"):
+        AlphaZeroAgent(make_game("tictactoe"), checkpoint=foreign)
+    with pytest.raises(BoardgymError, match="does not exist"):
+        AlphaZeroAgent(make_game("tictactoe"), checkpoint=tmp_path / "missing.pt")
+
+
+def test_device_auto_falls_back_to_cpu_without_cuda() -> None:
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert resolve_device("auto").type == expected
+    with pytest.raises(BoardgymError, match="device"):
+        resolve_device("warp-drive")

@@ -1,0 +1,129 @@
+"""The network evaluator inside the shared MCTS class, lock-step search and batched self-play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from boardgym import make_game
+from boardgym.agents.alphazero.evaluator import NetworkEvaluator
+from boardgym.agents.alphazero.network import build_network
+from boardgym.agents.alphazero.selfplay import (
+    SelfPlaySettings,
+    make_tree,
+    play_selfplay_games,
+    search_lockstep,
+)
+from boardgym.agents.evaluator import Evaluator, RolloutEvaluator
+from boardgym.agents.mcts import MCTS
+
+
+def _network(game, seed: int = 0):
+    torch.manual_seed(seed)
+    return build_network(game, blocks=1, channels=8, value_hidden=8).eval()
+
+
+def _play(game, cells: str):
+    """Tic-Tac-Toe moves in order, e.g. "a1 a2 b1 b2"."""
+    state = game.initial_state()
+    for text in cells.split():
+        state = game.apply(state, game.parse_action(state, text))
+    return state
+
+
+def test_network_evaluator_is_an_evaluator_with_legal_priors() -> None:
+    game = make_game("connect_four")
+    evaluator = NetworkEvaluator(_network(game))
+    assert isinstance(evaluator, Evaluator)
+    state = game.initial_state()
+    for column in (0, 0, 0, 0, 0, 0):  # fill column a: only b..g stay legal
+        state = game.apply(state, column)
+    priors, values = evaluator.evaluate(game, [game.initial_state(), state])
+    assert priors.shape == (2, 7) and values.shape == (2,)
+    assert priors[1, 0] == 0.0
+    np.testing.assert_allclose(priors.sum(1), 1.0, rtol=1e-5)
+    assert np.all(np.abs(values) <= 1.0)
+
+
+def test_network_evaluator_cache_returns_the_same_answer_without_a_new_call() -> None:
+    game = make_game("tictactoe")
+    evaluator = NetworkEvaluator(_network(game))
+    states = [game.initial_state(), _play(game, "b2")]
+    first = evaluator.evaluate(game, states)
+    calls = evaluator.calls
+    second = evaluator.evaluate(game, states)
+    assert evaluator.calls == calls
+    for a, b in zip(first, second, strict=True):
+        np.testing.assert_array_equal(a, b)
+    evaluator.clear_cache()
+    evaluator.evaluate(game, states)
+    assert evaluator.calls == calls + 1
+
+
+@pytest.mark.parametrize("kind", ["network", "rollouts"])
+def test_the_same_mcts_class_finds_a_win_in_one_with_either_evaluator(kind: str) -> None:
+    game = make_game("tictactoe")
+    rng = np.random.default_rng(0)
+    evaluator = NetworkEvaluator(_network(game)) if kind == "network" else RolloutEvaluator(rng=rng)
+    tree = MCTS(game, evaluator, simulations=300, c_puct=1.5, rng=rng)
+    state = _play(game, "a1 a2 b1 b2")  # X to move; c1 wins
+    root = tree.search(state)
+    assert tree.best_action(root) == game.parse_action(state, "c1")
+    assert tree.visit_counts(root)[[0, 1, 3, 4]].sum() == 0  # occupied cells never visited
+
+
+@pytest.mark.parametrize("leaves", [1, 3])
+def test_lockstep_search_runs_the_budget_in_every_tree(leaves: int) -> None:
+    game = make_game("tictactoe")
+    evaluator = NetworkEvaluator(_network(game), cache_size=0)
+    settings = SelfPlaySettings(simulations=30, leaves_per_game=leaves)
+    rng = np.random.default_rng(1)
+    trees = [make_tree(game, evaluator, settings, rng) for _ in range(4)]
+    states = [game.initial_state(), _play(game, "b2"), _play(game, "a1 a2 b1 b2"), _play(game, "c3")]
+    calls, evaluated = search_lockstep(game, trees, states, evaluator, 30, leaves)
+    assert calls == evaluator.calls
+    assert evaluated == evaluator.positions
+    assert evaluated > calls  # several trees share each network call
+    for tree, state in zip(trees, states, strict=True):
+        root = tree.root
+        assert root.state == state
+        assert sum(root.edge_n) == 30
+        assert all(abs(w) <= n + 1e-9 for n, w in zip(root.edge_n, root.edge_w, strict=True))
+
+
+def test_selfplay_records_legal_policies_and_final_results() -> None:
+    game = make_game("tictactoe")
+    evaluator = NetworkEvaluator(_network(game))
+    settings = SelfPlaySettings(simulations=16, temperature_moves=9)
+    result = play_selfplay_games(game, evaluator, 6, parallel=4, settings=settings, rng=np.random.default_rng(2))
+    assert result.games == 6 and len(result.outcomes) == 6
+    assert len(result.positions) == result.moves
+    assert 1 < result.mean_batch <= 4
+    for state, policy, value in result.positions:
+        legal = game.legal_mask(state)
+        assert policy[~legal].sum() == 0.0
+        assert policy.sum() == pytest.approx(1.0)
+        assert value in (-1.0, 0.0, 1.0)
+    # Within a game the players alternate, so consecutive positions hold opposite results.
+    for (before, _, value_before), (after, _, value_after) in zip(result.positions, result.positions[1:], strict=False):
+        if _stones(after) == _stones(before) + 1:
+            assert value_after == -value_before
+
+
+def _stones(state) -> int:
+    return (state.stones[0] | state.stones[1]).bit_count()
+
+
+def test_selfplay_is_reproducible_from_its_seed() -> None:
+    game = make_game("tictactoe")
+    network = _network(game)
+    settings = SelfPlaySettings(simulations=8)
+
+    def moves(seed: int) -> list[tuple]:
+        result = play_selfplay_games(
+            game, NetworkEvaluator(network), 3, parallel=3, settings=settings, rng=np.random.default_rng(seed)
+        )
+        return [state for state, _, _ in result.positions]
+
+    assert moves(5) == moves(5)

@@ -1,0 +1,139 @@
+"""The AlphaZero training script: one tiny iteration end to end, checkpoints, resume, and
+(slow) the default Tic-Tac-Toe config reaching perfect play."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from boardgym import make_agent, make_game
+from boardgym.agents.alphazero.agent import AlphaZeroAgent, load_network
+from boardgym.evaluate.match import play_games
+from boardgym.train import METHODS
+from boardgym.train.alphazero import Config, main, train
+from boardgym.train.common import load_checkpoint
+from boardgym.types import BoardgymError
+
+TINY = dict(
+    iterations=1,
+    games_per_iteration=4,
+    parallel_games=4,
+    simulations=4,
+    blocks=1,
+    channels=8,
+    value_hidden=8,
+    buffer_size=500,
+    batch_size=16,
+    train_steps=2,
+    eval_every=1,
+    eval_games=2,
+    eval_simulations=2,
+    eval_opponents="random;mcts:simulations=4",
+    device="cpu",
+)
+
+
+def tiny_config(tmp_path: Path, **changes) -> Config:
+    return Config(**{**TINY, "run_name": "run", **changes})
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)  # runs/ goes under tmp_path
+    return tmp_path
+
+
+def test_alphazero_is_a_registered_method() -> None:
+    assert METHODS["alphazero"][0] == "boardgym.train.alphazero"
+
+
+def test_one_iteration_end_to_end_writes_a_playable_checkpoint(in_tmp: Path) -> None:
+    path = train(tiny_config(in_tmp, run_name="one"))
+    folder = path.parent
+    assert path.resolve() == in_tmp / "runs/tictactoe/alphazero/one/checkpoint.pt"
+    assert (folder / "replay.pt").is_file()
+    assert json.loads((folder / "config.json").read_text())["simulations"] == 4
+    assert list(folder.glob("events.out.tfevents.*"))
+    game = make_game("tictactoe")
+    agent = make_agent(f"alphazero:checkpoint={path},simulations=8", game, seed=0)
+    summary = play_games(game, agent, "random", 2, seed=0)
+    assert summary.games == 2
+
+
+def test_tensorboard_gets_losses_speeds_and_evaluation(in_tmp: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    path = train(tiny_config(in_tmp, run_name="tb"))
+    events = EventAccumulator(str(path.parent))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    for tag in (
+        "loss/policy",
+        "loss/value",
+        "loss/policy_entropy",
+        "train/selfplay_games_per_s",
+        "train/selfplay_positions_per_s",
+        "train/network_batch",
+        "eval/win_rate_vs_random",
+        "eval/win_rate_vs_mcts",
+        "eval/win_rate_vs_previous",
+        "eval/elo",
+    ):
+        assert tag in tags, tag
+
+
+def test_checkpoint_round_trip_with_weights_only(in_tmp: Path) -> None:
+    path = train(tiny_config(in_tmp, run_name="ckpt"))
+    payload = torch.load(path, weights_only=True)  # no arbitrary unpickling needed
+    assert payload["game"] == "tictactoe" and payload["iteration"] == 1
+    game = make_game("tictactoe")
+    network = load_network(path, game)
+    for name, tensor in network.state_dict().items():
+        assert torch.equal(tensor, payload["state_dict"][name])
+    assert torch.load(path.parent / "replay.pt", weights_only=True)["value"].ndim == 1
+
+
+def test_resume_continues_from_the_saved_iteration(in_tmp: Path) -> None:
+    config = tiny_config(in_tmp, run_name="resume", eval_every=0)
+    train(config)
+    first = load_checkpoint(in_tmp / "runs/tictactoe/alphazero/resume/checkpoint.pt")
+    path = train(dataclasses.replace(config, iterations=2, resume=True))
+    second = load_checkpoint(path)
+    assert second["iteration"] == 2
+    assert any(not torch.equal(first["state_dict"][k], v) for k, v in second["state_dict"].items())
+
+
+def test_resume_with_another_network_size_is_refused(in_tmp: Path) -> None:
+    config = tiny_config(in_tmp, run_name="mismatch", eval_every=0)
+    train(config)
+    with pytest.raises(BoardgymError, match="resume"):
+        train(dataclasses.replace(config, iterations=2, resume=True, channels=16))
+
+
+def test_command_line_runs_and_reports_the_checkpoint(in_tmp: Path, capsys: pytest.CaptureFixture) -> None:
+    argv = ["--run-name", "cli"]
+    for key, value in TINY.items():
+        argv += [f"--{key.replace('_', '-')}", str(value)]
+    assert main(argv) == 0
+    assert "runs/tictactoe/alphazero/cli/checkpoint.pt" in capsys.readouterr().out
+
+
+def test_bad_config_values_are_explained(in_tmp: Path) -> None:
+    with pytest.raises(BoardgymError, match="--simulations 0"):
+        train(tiny_config(in_tmp, simulations=0))
+    with pytest.raises(BoardgymError, match="run-name"):
+        train(tiny_config(in_tmp, run_name="", resume=True))
+
+
+@pytest.mark.slow
+def test_default_config_plays_tictactoe_perfectly(in_tmp: Path) -> None:
+    """Acceptance: no loss against `perfect` in 200 games, 100 from each seat."""
+    path = train(Config(run_name="perfect", device="cpu", eval_every=0))
+    game = make_game("tictactoe")
+    agent = AlphaZeroAgent(game, checkpoint=path, seed=0)
+    summary = play_games(game, agent, "perfect", 200, seed=1)
+    assert summary.losses == 0, str(summary)
