@@ -68,3 +68,9 @@ def test_bench_envs_help(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["bench", "envs", "--help"])
     assert "--seconds" in capsys.readouterr().out
+
+
+def test_env_benchmark_runs(capsys) -> None:
+    assert main(["bench", "envs", "--seconds", "0.02", "--rounds", "1", "--games", "tictactoe", "nim"]) == 0
+    out = capsys.readouterr().out
+    assert "AEC loop" in out and "rules API" in out and "tictactoe" in out
