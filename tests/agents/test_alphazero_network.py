@@ -13,6 +13,15 @@ from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, maske
 from boardgym.types import BoardgymError
 
 
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Tiny networks run fastest on one thread, and the test machine's cores are shared."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.mark.parametrize("name", ["tictactoe", "connect_four", "nim"])
 def test_shapes_and_value_range(name: str) -> None:
     game = make_game(name)

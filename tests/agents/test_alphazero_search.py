@@ -19,6 +19,15 @@ from boardgym.agents.evaluator import Evaluator, RolloutEvaluator
 from boardgym.agents.mcts import MCTS
 
 
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Tiny networks run fastest on one thread, and the test machine's cores are shared."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def _network(game, seed: int = 0):
     torch.manual_seed(seed)
     return build_network(game, blocks=1, channels=8, value_hidden=8).eval()

@@ -18,6 +18,16 @@ from boardgym.train.alphazero import Config, main, train
 from boardgym.train.common import load_checkpoint
 from boardgym.types import BoardgymError
 
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Tiny networks run fastest on one thread, and the test machine's cores are shared."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 TINY = dict(
     iterations=1,
     games_per_iteration=4,

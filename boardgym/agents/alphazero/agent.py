@@ -33,7 +33,8 @@ class AlphaZeroAgent(BaseAgent):
     ``simulations`` per move (0: the network's policy alone), ``c_puct`` (exploration),
     ``batch`` (leaves per network call, virtual loss between them), ``temperature`` (0: most
     visited move; 1: draw in proportion to visits), ``reuse`` (keep the subtree of the move
-    played), ``device`` (cpu, cuda or auto).
+    played), ``device`` (cpu, cuda or auto), ``threads`` (torch CPU threads of this process;
+    1 suits the small networks of board games, 0 leaves torch's setting alone).
     """
 
     def __init__(
@@ -48,9 +49,12 @@ class AlphaZeroAgent(BaseAgent):
         temperature: float = 0.0,
         reuse: bool = True,
         device: str = "cpu",
+        threads: int = 1,
         network: AlphaZeroNet | None = None,
     ) -> None:
         super().__init__(game, seed=seed)
+        if threads > 0 and resolve_device(device).type == "cpu":
+            torch.set_num_threads(threads)
         if simulations < 0:
             raise BoardgymError(f"alphazero simulations={simulations} must be 0 (policy only) or more")
         if network is None:
