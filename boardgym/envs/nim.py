@@ -27,7 +27,6 @@ from boardgym.game import GameBase
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
 DEFAULT_HEAPS = (1, 3, 5, 7, 9)
-_new_state = tuple.__new__  # builds a NamedTuple without its keyword-argument __new__
 
 
 class NimState(NamedTuple):
@@ -56,11 +55,11 @@ class Nim(GameBase[NimState]):
         width = max(self.heaps)
         self._rows = np.tril(np.ones((width + 1, width), dtype=np.float32), -1)  # _rows[n] = n ones
         self._decode = [divmod(a, self.max_take) for a in range(self.num_actions)]
-        # Memo tables keyed by the heaps: legal actions, and the heaps after each action (None
-        # where illegal). Filled as positions are met; skipped for very large games.
-        self._memo = math.prod(h + 1 for h in self.heaps) <= 500_000
+        # Memo tables: the legal actions of each heaps position, and the state after each action
+        # (None where illegal). Filled as positions are met; skipped for very large games.
+        self._memo = math.prod(h + 1 for h in self.heaps) <= 200_000
         self._legal: dict[tuple[int, ...], tuple[int, ...]] = {}
-        self._after: dict[tuple[int, ...], tuple[tuple[int, ...] | None, ...]] = {}
+        self._children: dict[NimState, tuple[NimState | None, ...]] = {}
 
     def params(self) -> dict[str, object]:
         return {"heaps": self.heaps, "misere": self.misere, "k": self.k}
@@ -82,15 +81,18 @@ class Nim(GameBase[NimState]):
         return list(legal)
 
     def apply(self, state: NimState, action: Action) -> NimState:
-        heaps, player = state
-        after = self._after.get(heaps)
-        if after is None:
-            after = tuple(self._take(heaps, a) for a in range(self.num_actions))
+        children = self._children.get(state)
+        if children is None:
+            heaps, player = state
+            children = tuple(
+                None if (after := self._take(heaps, a)) is None else NimState(after, 1 - player)
+                for a in range(self.num_actions)
+            )
             if self._memo:
-                self._after[heaps] = after
-        if not 0 <= action < self.num_actions or (new_heaps := after[action]) is None:
+                self._children[state] = children
+        if not 0 <= action < self.num_actions or (child := children[action]) is None:
             self.check_legal(state, action)
-        return _new_state(NimState, (new_heaps, 1 - player))
+        return child
 
     def _take(self, heaps: tuple[int, ...], action: Action) -> tuple[int, ...] | None:
         heap, take_minus_one = self._decode[action]
