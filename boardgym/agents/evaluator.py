@@ -26,24 +26,48 @@ class Evaluator(Protocol):
 
 
 class RolloutEvaluator:
-    """Uniform priors over legal actions and the result of ``rollouts`` random playouts."""
+    """Uniform priors over legal actions and the result of ``rollouts`` random playouts.
 
-    def __init__(self, rollouts: int = 1, rng: np.random.Generator | None = None) -> None:
+    With ``kernels`` (the default) a game that has a fast playout kernel in
+    ``boardgym.agents.playouts`` (Hex, Connect Four) uses it; the outcomes follow the same
+    distribution as the generic ``legal_actions``/``apply`` loop, which ``kernels=False`` keeps.
+    """
+
+    def __init__(self, rollouts: int = 1, rng: np.random.Generator | None = None, kernels: bool = True) -> None:
         self.rollouts = rollouts
         self.rng = rng if rng is not None else np.random.default_rng()
+        self.kernels = kernels
         # Playouts draw one number per move: the standard library's generator (seeded from
         # ``rng``) costs a fraction of a numpy call per draw.
         self._random = random.Random(int(self.rng.integers(2**63)))
+        self._kernel_game: Game | None = None
+        self._kernel: Any = None
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         priors = np.zeros((len(states), game.num_actions), dtype=np.float32)
-        values = np.zeros(len(states), dtype=np.float32)
         for i, state in enumerate(states):
             legal = game.legal_actions(state)
             priors[i, legal] = 1.0 / len(legal)
+        return priors, np.array(self.values(game, states), dtype=np.float32)
+
+    def values(self, game: Game, states: Sequence[Any]) -> list[float]:
+        """Only the values (UCT search needs no priors): the mean playout result for the
+        player to move in each state."""
+        if self.kernels and game is not self._kernel_game:
+            from boardgym.agents.playouts import playout_kernel
+
+            self._kernel_game, self._kernel = game, playout_kernel(game)
+        kernel = self._kernel if self.kernels else None
+        generator, rollouts = self._random, self.rollouts
+        values = []
+        for state in states:
             player = game.current_player(state)
-            values[i] = sum(self.playout(game, state, player) for _ in range(self.rollouts)) / self.rollouts
-        return priors, values
+            if kernel is not None:
+                total = sum(kernel(state, player, generator) for _ in range(rollouts))
+            else:
+                total = sum(self.playout(game, state, player) for _ in range(rollouts))
+            values.append(total / rollouts)
+        return values
 
     def playout(self, game: Game, state: Any, player: int) -> float:
         """Random play to the end; the return for ``player``."""

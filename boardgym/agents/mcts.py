@@ -318,7 +318,11 @@ class MCTS:
             if node.terminal or not node.expanded:
                 return Leaf(node, path)
             if not puct and node.untried < len(node.actions):
+                # First tries in a random order: swap a random untried action into place.
                 i = node.untried
+                actions = node.actions
+                j = i + int(self._random.random() * (len(actions) - i))
+                actions[i], actions[j] = actions[j], actions[i]
                 node.untried += 1
             else:
                 i = self._pick_puct(node) if puct else self._pick_uct(node)
@@ -361,20 +365,24 @@ class MCTS:
     def _evaluate(self, leaves: list[Leaf]) -> None:
         if not leaves:
             return
-        priors, values = self.evaluator.evaluate(self.game, [leaf.node.state for leaf in leaves])
+        states = [leaf.node.state for leaf in leaves]
+        values_only = self.c_puct is None and getattr(self.evaluator, "values", None)
+        if values_only:  # UCT ignores priors: skip building them when the evaluator can
+            values = values_only(self.game, states)
+            priors: Any = [None] * len(leaves)
+        else:
+            priors, values = self.evaluator.evaluate(self.game, states)
         virtual = self.batch_size > 1
         for leaf, leaf_priors, value in zip(leaves, priors, values, strict=True):
             self._expand(leaf.node, leaf_priors)
             self._backup(leaf.path, leaf.node.player, float(value), virtual=virtual)
 
-    def _expand(self, node: Node, priors: np.ndarray) -> None:
+    def _expand(self, node: Node, priors: np.ndarray | None) -> None:
         if node.expanded or node.terminal:
             return
-        actions = self.game.legal_actions(node.state)
+        actions = list(self.game.legal_actions(node.state))  # our own copy: _select reorders it
         if self.c_puct is None:
-            actions = list(actions)
-            self._random.shuffle(actions)  # a random order of first tries
-            node.priors = []
+            node.priors = []  # UCT: no priors; the first tries are drawn at random in _select
         else:
             p = [float(x) for x in priors[actions]]
             total = sum(p)
