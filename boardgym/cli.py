@@ -18,6 +18,7 @@ from boardgym.types import BoardgymError
 
 BENCHES: dict[str, tuple[str, str]] = {
     "envs": ("boardgym.bench.env_speed", "random play: our AEC envs and rules vs PettingZoo and OpenSpiel"),
+    "search": ("boardgym.bench.search_speed", "MCTS simulations/s and alpha-beta nodes/s vs OpenSpiel's MCTSBot"),
 }
 
 
