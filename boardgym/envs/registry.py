@@ -29,6 +29,10 @@ GAMES: dict[str, GameEntry] = {
         "boardgym.envs.connect_four:ConnectFour", "ConnectFour", "Connect Four, 7x6, 7 actions (columns)"
     ),
     "nim": GameEntry("boardgym.envs.nim:Nim", "Nim", "Nim (heaps, misere, max-take k); action = heap * T + take - 1"),
+    "quixo": GameEntry("boardgym.envs.quixo:Quixo", "Quixo", "Quixo, 5x5 (size 3-5), 44 actions (border cube, end)"),
+    "quarto": GameEntry("boardgym.envs.quarto:Quarto", "Quarto", "Quarto, 4x4, 32 actions (place 0-15, choose 16-31)"),
+    "hex": GameEntry("boardgym.envs.hex:Hex", "Hex", "Hex, 11x11 (size 3-19, swap rule), size^2 actions (cells)"),
+    "rastros": GameEntry("boardgym.envs.rastros:Rastros", "Rastros", "Rastros, 8x8, 8 actions (step directions)"),
 }
 
 

@@ -1,0 +1,216 @@
+"""Hex rules over int bitboards, any size from 3x3 to 19x19, with an optional swap (pie) rule.
+
+Coordinates follow the standard notation (HexGui / Benzene): a cell is a column letter and a
+row number, ``a1`` is the top-left (acute) corner. Each row is drawn half a cell to the right
+of the one above, so the neighbours of ``(x, y)`` are ``(x+-1, y)``, ``(x, y+-1)``,
+``(x+1, y-1)`` and ``(x-1, y+1)``::
+
+         a b c d
+      1  . . . .  1        Black (X, player 0) moves first and joins row 1 to row n.
+       2  . . . .  2       White (O, player 1) joins column a to the last column.
+        3  . . . .  3
+         4  . . . .  4
+                 a b c d
+
+Action ``y * size + x`` places a stone on column ``x``, row ``y`` (0-based): ``a1`` is 0,
+``b1`` is 1, ``a2`` is ``size``. With ``swap=True`` there is one more action, ``size * size``
+(typed ``swap``), legal only for White's first move: Black's stone on ``(x, y)`` is replaced by
+a White stone on the mirrored cell ``(y, x)`` and Black moves again (the "swap pieces" form of
+the pie rule, so each colour keeps its own pair of edges). Hex has no draws: a full board
+always holds exactly one winning chain.
+
+Bitboards use a row stride of ``size + 1``: the extra, always-empty column stops the six
+neighbour shifts from wrapping from one row into the next, so winner detection is a
+bit-parallel flood fill of a handful of shifts per step, fast on 19x19.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+from boardgym.envs.bitboard import column_letters
+from boardgym.game import GameBase
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
+
+MIN_SIZE, MAX_SIZE = 3, 19
+ONGOING = -1
+BLACK, WHITE = 0, 1
+SWAP_TEXT = "swap"
+
+
+class HexState(NamedTuple):
+    """``stones[p]``: player p's bitboard (bit ``y * (size + 1) + x``); ``player``: to move;
+    ``outcome``: -1 ongoing, else the winner (0 Black, 1 White)."""
+
+    stones: tuple[int, int]
+    player: int
+    outcome: int
+
+
+class Hex(GameBase[HexState]):
+    """Hex on a ``size`` x ``size`` rhombus; ``swap`` enables the pie rule (see module doc)."""
+
+    name = "hex"
+    num_players = 2
+
+    def __init__(self, size: int = 11, swap: bool = False) -> None:
+        if not isinstance(size, (int, np.integer)) or not MIN_SIZE <= size <= MAX_SIZE:
+            raise BoardgymError(f"Hex size={size!r} must be an integer from {MIN_SIZE} to {MAX_SIZE}, e.g. size=11")
+        self.size = n = int(size)
+        self.swap = bool(swap)
+        self.num_cells = n * n
+        self.num_actions = n * n + (1 if self.swap else 0)
+        self.swap_action: Action | None = n * n if self.swap else None
+        self.observation_shape = (3, n, n)
+        self._stride = stride = n + 1
+        self._bit = tuple(1 << (y * stride + x) for y in range(n) for x in range(n))
+        self._cells = tuple(enumerate(self._bit))
+        self._mirror = {self._bit[y * n + x]: self._bit[x * n + y] for y in range(n) for x in range(n)}
+        row0 = sum(self._bit[:n])
+        self._edges = (
+            (row0, row0 << (stride * (n - 1))),  # Black: row 1 and row n
+            (sum(self._bit[y * n] for y in range(n)), sum(self._bit[y * n + n - 1] for y in range(n))),  # White
+        )
+        self._letters = column_letters(n)
+
+    def params(self) -> dict[str, object]:
+        return {"size": self.size, "swap": self.swap}
+
+    # -- rules --------------------------------------------------------------------------------
+    def initial_state(self) -> HexState:
+        return HexState((0, 0), BLACK, ONGOING)
+
+    def current_player(self, state: HexState) -> Player:
+        return state.player
+
+    def legal_actions(self, state: HexState) -> list[Action]:
+        if state.outcome != ONGOING:
+            return []
+        black, white = state.stones
+        occupied = black | white
+        legal = [a for a, bit in self._cells if not occupied & bit]
+        if self.swap and self._swap_allowed(state):
+            legal.append(self.num_cells)
+        return legal
+
+    def apply(self, state: HexState, action: Action) -> HexState:
+        stones, player, outcome = state
+        if outcome != ONGOING or not 0 <= action < self.num_actions:
+            self.check_legal(state, action)
+        if action == self.num_cells:  # the swap action (only in range when swap=True)
+            if not self._swap_allowed(state):
+                self.check_legal(state, action)
+            return HexState((0, self._mirror[stones[BLACK]]), BLACK, ONGOING)
+        bit = self._bit[action]
+        if (stones[0] | stones[1]) & bit:
+            self.check_legal(state, action)
+        mine = stones[player] | bit
+        new_stones = (mine, stones[1]) if player == BLACK else (stones[0], mine)
+        if self._joins_edges(mine, bit, player):
+            outcome = player
+        return HexState(new_stones, 1 - player, outcome)
+
+    def is_terminal(self, state: HexState) -> bool:
+        return state.outcome != ONGOING
+
+    def returns(self, state: HexState) -> tuple[float, float]:
+        if state.outcome == BLACK:
+            return (1.0, -1.0)
+        if state.outcome == WHITE:
+            return (-1.0, 1.0)
+        return (0.0, 0.0)
+
+    @property
+    def solvable_by_search(self) -> bool:
+        return self.size <= 4
+
+    def winning_chain(self, state: HexState) -> int:
+        """The winner's stones that are connected to both of the winner's edges (0 if none)."""
+        if state.outcome == ONGOING:
+            return 0
+        stones = state.stones[state.outcome]
+        near, far = self._edges[state.outcome]
+        from_near = self._flood(stones & near, stones)
+        return from_near & self._flood(stones & far, stones)
+
+    # -- views --------------------------------------------------------------------------------
+    def observation(self, state: HexState, player: Player) -> Planes:
+        """Plane 0: ``player``'s stones; plane 1: the opponent's; plane 2: all ones when
+        ``player`` is Black (joins top and bottom), all zeros when White (joins left and right)."""
+        n = self.size
+        planes = np.zeros((3, n, n), dtype=np.float32)
+        planes[0] = self._cells_of(state.stones[player])
+        planes[1] = self._cells_of(state.stones[1 - player])
+        if player == BLACK:
+            planes[2] = 1.0
+        return planes
+
+    def board_grid(self, state: HexState) -> np.ndarray:
+        return (self._cells_of(state.stones[0]) + 2 * self._cells_of(state.stones[1])).astype(np.int8)
+
+    def render(self, state: HexState) -> str:
+        n, black, white = self.size, *state.stones
+        lines = ["     " + " ".join(self._letters)]
+        for y in range(n):
+            row = []
+            for x in range(n):
+                bit = self._bit[y * n + x]
+                row.append("X" if black & bit else "O" if white & bit else ".")
+            lines.append(" " * y + f"{y + 1:>3}  " + " ".join(row) + f"  {y + 1}")
+        lines.append(" " * (n + 4) + " ".join(self._letters))
+        if state.outcome != ONGOING:
+            lines.append(f"{'XO'[state.outcome]} ({('Black', 'White')[state.outcome]}) wins")
+        else:
+            goal = "joins rows 1 and {n}" if state.player == BLACK else "joins columns a and {last}"
+            goal = goal.format(n=n, last=self._letters[-1])
+            lines.append(f"{'XO'[state.player]} ({('Black', 'White')[state.player]}, {goal}) to move")
+        return "\n".join(lines)
+
+    def action_to_str(self, state: HexState, action: Action) -> str:
+        if action == self.swap_action:
+            return SWAP_TEXT
+        y, x = divmod(action, self.size)
+        return f"{self._letters[x]}{y + 1}"
+
+    def parse_action(self, state: HexState, text: str) -> Action:
+        text = text.strip().lower()
+        if self.swap and text == SWAP_TEXT:
+            action = self.num_cells
+        else:
+            match = re.fullmatch(r"([a-z])\s*(\d{1,2})", text)
+            if not match or match[1] not in self._letters or not 1 <= int(match[2]) <= self.size:
+                raise IllegalActionError(
+                    f"cannot read move {text!r}: type a column a-{self._letters[-1]} and a row 1-{self.size}, "
+                    f"e.g. {self._letters[self.size // 2]}{self.size // 2 + 1}" + (" (or swap)" if self.swap else "")
+                )
+            action = (int(match[2]) - 1) * self.size + self._letters.index(match[1])
+        self.check_legal(state, action)
+        return action
+
+    # -- internals ----------------------------------------------------------------------------
+    def _swap_allowed(self, state: HexState) -> bool:
+        black, white = state.stones
+        return state.player == WHITE and not white and black.bit_count() == 1
+
+    def _joins_edges(self, stones: int, start: int, player: Player) -> bool:
+        near, far = self._edges[player]
+        group = self._flood(start, stones)
+        return bool(group & near and group & far)
+
+    def _flood(self, group: int, stones: int) -> int:
+        """Grow ``group`` through ``stones`` until it stops: the chains that ``group`` touches."""
+        w, d = self._stride, self._stride - 1
+        while True:
+            grown = (group | group << 1 | group >> 1 | group << w | group >> w | group << d | group >> d) & stones
+            if grown == group:
+                return group
+            group = grown
+
+    def _cells_of(self, bits: int) -> np.ndarray:
+        n, stride = self.size, self._stride
+        raw = np.frombuffer(bits.to_bytes((stride * n + 7) // 8, "little"), dtype=np.uint8)
+        cells = np.unpackbits(raw, bitorder="little", count=stride * n).astype(np.float32)
+        return cells.reshape(n, stride)[:, :n]
