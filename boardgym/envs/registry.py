@@ -33,6 +33,18 @@ GAMES: dict[str, GameEntry] = {
     "quarto": GameEntry("boardgym.envs.quarto:Quarto", "Quarto", "Quarto, 4x4, 32 actions (place 0-15, choose 16-31)"),
     "hex": GameEntry("boardgym.envs.hex:Hex", "Hex", "Hex, 11x11 (size 3-19, swap rule), size^2 actions (cells)"),
     "rastros": GameEntry("boardgym.envs.rastros:Rastros", "Rastros", "Rastros, 8x8, 8 actions (step directions)"),
+    "setcover": GameEntry(
+        "boardgym.envs.setcover:SetCover",
+        "SetCover",
+        "set covering puzzle (1 player); action = take set i",
+        "boardgym.envs.setcover_env:SetCoverEnv",
+    ),
+    "blackbox": GameEntry(
+        "boardgym.envs.blackbox:BlackBox",
+        "BlackBox",
+        "lab 9 black-box bits problem (1 player); gym env: one genome per step",
+        "boardgym.envs.blackbox_env:BlackBoxEnv",
+    ),
 }
 
 

@@ -1,0 +1,50 @@
+"""Greedy set covering: take the set that covers the most elements not yet covered.
+
+The classic approximation (within a factor H(largest set) ~ ln n of the optimum, Chvátal
+1979); fast and usually close, never proven optimal. Ties go to the lowest set number, or to a
+random one of the tied sets with ``random_ties=true``.
+"""
+
+from __future__ import annotations
+
+from boardgym.agents.base import BaseAgent
+from boardgym.envs.setcover import SetCover, SetCoverState
+from boardgym.game import Game
+from boardgym.types import Action, BoardgymError
+
+
+class GreedyCoverAgent(BaseAgent):
+    """Most new elements first (see the module doc)."""
+
+    def __init__(self, game: Game, *, seed: int | None = None, random_ties: bool = False) -> None:
+        super().__init__(game, seed=seed)
+        if not isinstance(game, SetCover):
+            raise BoardgymError(f"the greedy agent solves set cover puzzles, not {game.name}; use it with setcover")
+        self.random_ties = random_ties
+
+    def act(self, game: Game, state: SetCoverState) -> Action:
+        uncovered = game.universe & ~state.covered
+        best_gain, best = 0, []
+        for index, mask in enumerate(game.masks):
+            if state.taken >> index & 1:
+                continue
+            gain = (mask & uncovered).bit_count()
+            if gain > best_gain:
+                best_gain, best = gain, [index]
+            elif gain == best_gain and gain:
+                best.append(index)
+        if not best:
+            return game.legal_actions(state)[0]
+        return best[int(self.rng.integers(len(best)))] if self.random_ties else best[0]
+
+
+def greedy_cover(game: SetCover, state: SetCoverState | None = None) -> list[Action]:
+    """The sets the greedy rule takes from ``state`` (default: the start) to a cover."""
+    agent = GreedyCoverAgent(game)
+    state = game.initial_state() if state is None else state
+    actions = []
+    while not game.is_terminal(state):
+        action = agent.act(game, state)
+        actions.append(action)
+        state = game.apply(state, action)
+    return actions

@@ -1,0 +1,82 @@
+"""``boardgym/BlackBox-v0``: the lab 9 black-box problem as a one-step Gymnasium env.
+
+``gym.make("boardgym/BlackBox-v0", instance=10)`` (default instance 10, genome_length
+1000). Each episode is one evaluation, so any optimiser can drive it::
+
+    env.reset(seed=0)
+    _, fitness, terminated, _, info = env.step(genome)   # terminated is always True
+
+- Action: ``MultiBinary(genome_length)``, the genome.
+- Observation: ``MultiBinary(genome_length)``: zeros after ``reset``, the genome just
+  evaluated after ``step``.
+- Reward: the genome's fitness in [0, 1] (1.0 for all ones; see ``boardgym.envs.blackbox``).
+- ``info["calls"]``: fitness evaluations of the current run, over all its episodes. A run
+  starts when the env is made and again at each ``reset(seed=...)`` with a seed; a plain
+  ``reset()`` goes on counting. ``info["fitness"]`` is the reward, ``info["instance"]`` the
+  instance number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from boardgym.envs.blackbox import GENOME_LENGTH, BlackBoxProblem
+from boardgym.types import BoardgymError
+
+
+class BlackBoxEnv(gym.Env):
+    """One genome per episode, fitness as reward (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        game: str = "blackbox",
+        instance: int = 10,
+        genome_length: int = GENOME_LENGTH,
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode not in (None, "ansi"):
+            raise BoardgymError(f"render_mode={render_mode!r} is not one of ['ansi'] for blackbox")
+        self.render_mode = render_mode
+        self.problem = BlackBoxProblem(instance, genome_length)
+        n = self.problem.genome_length
+        self.action_space = spaces.MultiBinary(n)
+        self.observation_space = spaces.MultiBinary(n)
+        self._genome = np.zeros(n, dtype=np.int8)
+        self._fitness: float | None = None
+
+    @property
+    def calls(self) -> int:
+        return self.problem.calls
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.problem.calls = 0
+        self._genome = np.zeros(self.problem.genome_length, dtype=np.int8)
+        self._fitness = None
+        return self._genome.copy(), {"calls": self.problem.calls, "instance": self.problem.instance}
+
+    def step(self, action: Any):
+        genome = np.asarray(action)
+        if genome.shape != (self.problem.genome_length,):
+            raise BoardgymError(
+                f"a black-box action is a genome of {self.problem.genome_length} bits; got shape {genome.shape}"
+            )
+        self._genome = (genome != 0).astype(np.int8)
+        self._fitness = self.problem(self._genome)
+        info = {"calls": self.problem.calls, "fitness": self._fitness, "instance": self.problem.instance}
+        return self._genome.copy(), self._fitness, True, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to gym.make")
+            return None
+        bits = "".join(map(str, self._genome.tolist()))
+        score = "not evaluated" if self._fitness is None else f"fitness {self._fitness:.4f}"
+        return f"{bits[:100]}...\ninstance {self.problem.instance}, {score}, {self.problem.calls} call(s)"

@@ -1,0 +1,85 @@
+"""``boardgym/SetCover-v0``: the set covering puzzle as a Gymnasium env.
+
+``gym.make("boardgym/SetCover-v0")`` builds the default instance (problem_size=20,
+num_sets=40, density=0.2, seed=0); instance parameters pass as keyword arguments
+(``gym.make("boardgym/SetCover-v0", problem_size=50, num_sets=100, seed=1)`` or
+``sets="0 1 2;2 3;3 4"``). The instance is fixed for the env's life: ``reset(seed=...)``
+seeds the env's generator, it does not draw a new instance.
+
+- Action: ``Discrete(num_sets)``, take set ``i``. The mask (``env.action_masks()`` and
+  ``info["action_mask"]``) allows the sets not yet taken.
+- Observation: float32 ``Box(0, 1, (num_sets + problem_size,))``: taken sets, then covered
+  elements.
+- Reward: -1 per step. The episode terminates once every element is covered, so the return
+  is minus the size of the cover found. An illegal action (a set already taken) is a wasted
+  step: -1, nothing changes, ``info["illegal_action"]`` records it; after ``num_sets`` steps
+  without a cover the episode is truncated.
+- ``info["covered"]`` counts the covered elements. Render modes: ``ansi``, ``human``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from boardgym.envs.core import check_render_mode, render_state
+from boardgym.envs.registry import make_game
+from boardgym.envs.setcover import SetCover
+from boardgym.types import BoardgymError, IllegalActionError, Mask
+
+
+class SetCoverEnv(gym.Env):
+    """One set cover instance (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+
+    def __init__(self, game: str | SetCover = "setcover", render_mode: str | None = None, **params: Any) -> None:
+        self.game = make_game(game, **params) if isinstance(game, str) else game
+        if not isinstance(self.game, SetCover):
+            raise BoardgymError(f"SetCoverEnv plays set cover instances, not {self.game.name}")
+        self.render_mode = check_render_mode(self.game, render_mode)
+        self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.state = self.game.initial_state()
+        self.steps = 0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        self.state = self.game.initial_state()
+        self.steps = 0
+        if self.render_mode == "human":
+            self.render()
+        return self.game.observation(self.state, 0), self._info({})
+
+    def step(self, action: Any):
+        info: dict[str, Any] = {}
+        self.steps += 1
+        try:
+            self.state = self.game.apply(self.state, int(action))
+        except (IllegalActionError, TypeError, ValueError):
+            info["illegal_action"] = action
+        if self.render_mode == "human":
+            self.render()
+        terminated = self.game.is_terminal(self.state)
+        truncated = not terminated and self.steps >= self.game.num_sets
+        return self.game.observation(self.state, 0), -1.0, terminated, truncated, self._info(info)
+
+    def action_masks(self) -> Mask:
+        """The sets not yet taken (all False once every element is covered)."""
+        if self.game.is_terminal(self.state):
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return self.game.legal_mask(self.state)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to gym.make")
+            return None
+        return render_state(self.game, self.state, self.render_mode)
+
+    def _info(self, info: dict[str, Any]) -> dict[str, Any]:
+        info["action_mask"] = self.action_masks()
+        info["covered"] = self.state.covered.bit_count()
+        return info
