@@ -39,6 +39,7 @@ AGENTS: dict[str, AgentEntry] = {
     "montecarlo": AgentEntry(
         "boardgym.agents.tabular:TabularAgent", "greedy play from a Monte Carlo table (checkpoint=)"
     ),
+    "ppo": AgentEntry("boardgym.agents.ppo:PPOAgent", "a MaskablePPO policy (checkpoint=, deterministic=)"),
     "mcts": AgentEntry(
         "boardgym.agents.mcts:MCTSAgent", "UCT tree search with random rollouts (simulations=, time=, c=)"
     ),

@@ -11,6 +11,7 @@ from __future__ import annotations
 METHODS: dict[str, tuple[str, str]] = {
     "qlearning": ("boardgym.train.qlearning", "tabular Q-learning, self-play or vs a fixed agent (small games)"),
     "montecarlo": ("boardgym.train.montecarlo", "tabular Monte Carlo control, self-play or vs a fixed agent"),
+    "ppo": ("boardgym.train.ppo", "MaskablePPO on the gym envs, vs a fixed agent or a pool of past selves"),
     "alphazero": ("boardgym.train.alphazero", "AlphaZero: batched PUCT self-play, ResNet, CUDA when there"),
 }
 

@@ -1,0 +1,77 @@
+"""Play from a MaskablePPO policy trained by ``boardgym train ppo``.
+
+The checkpoint is a plain dict (``torch.load(weights_only=True)`` reads it): the policy's
+``state_dict``, the layer sizes it was built with and the game it was trained on. The agent
+rebuilds sb3-contrib's ``MaskableActorCriticPolicy`` from them, shows it the rules'
+observation planes from the mover's point of view with the legal-action mask, and plays the
+most probable legal action (``deterministic=false`` samples instead).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardgym.agents.base import BaseAgent
+from boardgym.agents.tabular import check_game
+from boardgym.game import Game
+from boardgym.types import Action, BoardgymError
+
+FORMAT = "boardgym.ppo/1"
+
+
+def build_policy(game: Game, net_arch: list[int], device: str = "cpu") -> Any:
+    """The MaskableActorCriticPolicy for ``game``'s observation and action spaces."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    observation_space = spaces.Box(0.0, 1.0, game.observation_shape, np.float32)
+    policy = MaskableActorCriticPolicy(
+        observation_space, spaces.Discrete(game.num_actions), lambda _: 0.0, net_arch=list(net_arch)
+    )
+    return policy.to(device)
+
+
+class PPOAgent(BaseAgent):
+    """The most probable legal action of a trained policy (or a sample with deterministic=false)."""
+
+    def __init__(
+        self, game: Game, *, seed: int | None = None, checkpoint: Path | None = None, deterministic: bool = True
+    ) -> None:
+        super().__init__(game, seed=seed)
+        if checkpoint is None:
+            raise BoardgymError(
+                "the ppo agent needs a trained policy: write ppo:checkpoint=runs/connect_four/ppo/<run>/final.pt "
+                "(train one with `boardgym train ppo --game connect_four`)"
+            )
+        import torch
+
+        from boardgym.train.common import load_checkpoint
+
+        payload = load_checkpoint(checkpoint)
+        if payload.get("format") != FORMAT:
+            raise BoardgymError(
+                f"checkpoint {str(checkpoint)!r} is not a PPO policy (format {payload.get('format')!r}); "
+                "pass a final.pt or checkpoint.pt written by `boardgym train ppo`"
+            )
+        check_game(payload, game, checkpoint)
+        self.policy = build_policy(game, payload["net_arch"])
+        self.policy.load_state_dict(payload["policy"])
+        self.policy.set_training_mode(False)
+        self.deterministic = deterministic
+        self._torch = torch
+
+    def act(self, game: Game, state: Any) -> Action:
+        torch = self._torch
+        player = game.current_player(state)
+        observation = torch.as_tensor(game.observation(state, player)).unsqueeze(0)
+        mask = game.legal_mask(state)
+        with torch.no_grad():
+            distribution = self.policy.get_distribution(observation, action_masks=mask[None])
+            probs = distribution.distribution.probs[0].numpy()
+        if self.deterministic:
+            return int(np.argmax(np.where(mask, probs, -1.0)))
+        probs = np.where(mask, probs, 0.0)
+        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
