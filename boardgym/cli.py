@@ -157,7 +157,32 @@ def _module(table: dict[str, tuple[str, str]], name: str, kind: str):
     return importlib.import_module(table[name][0])
 
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_list, _add_play, _add_train, _add_bench]
+# -- solve --------------------------------------------------------------------------------------
+def _add_solve(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("solve", help="solve a puzzle: boardgym solve setcover|blackbox [options]", add_help=False)
+    parser.add_argument("puzzle", nargs="?", metavar="PUZZLE", help="setcover or blackbox")
+    parser.set_defaults(handler=_solve, passes_extra=True)
+
+
+def _solve(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardgym.solve import SOLVERS
+
+    if args.puzzle is None or args.puzzle in ("-h", "--help"):
+        print("usage: boardgym solve PUZZLE [options]   (boardgym solve PUZZLE --help for the options)")
+        for name, (_, summary) in SOLVERS.items():
+            print(f"  {name:<10} {summary}")
+        return 0
+    module = _module(SOLVERS, args.puzzle, "puzzle")
+    return int(module.main(extra, prog=f"boardgym solve {args.puzzle}") or 0)
+
+
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    _add_list,
+    _add_play,
+    _add_train,
+    _add_bench,
+    _add_solve,
+]
 
 if __name__ == "__main__":
     sys.exit(main())

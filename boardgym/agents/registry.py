@@ -52,6 +52,15 @@ AGENTS: dict[str, AgentEntry] = {
     "alphazero": AgentEntry(
         "boardgym.agents.alphazero.agent:AlphaZeroAgent", "PUCT on a trained network (checkpoint=)"
     ),
+    "astar": AgentEntry(
+        "boardgym.agents.astar:AStarAgent", "A*, optimal on 1-player puzzles (max_nodes=, time_limit=)"
+    ),
+    "ucs": AgentEntry(
+        "boardgym.agents.astar:UCSAgent", "uniform-cost search on 1-player puzzles (max_nodes=, time_limit=)"
+    ),
+    "greedy": AgentEntry(
+        "boardgym.agents.greedy_cover:GreedyCoverAgent", "set cover: most new elements (random_ties=)"
+    ),
 }
 
 _SIMPLE = (int, float, bool, str, Path)
