@@ -29,7 +29,14 @@ HEURISTICS: dict[str, dict[str, str]] = {
     "connect_four": {"windows": f"{_HERE}.connect_four:OpenWindows"},
     "nim": {"nimsum": f"{_HERE}.nim:NimSum"},
     "hex": {"dijkstra": f"{_HERE}.hex:ShortestPath"},
+    "quarto": {"safe": f"{_HERE}.quarto:SafePieces"},
+    "quixo": {"lines": f"{_HERE}.quixo:LinePotential"},
+    "rastros": {"paths": f"{_HERE}.rastros:GoalDistance"},
 }
+
+# Default weights of ``features`` where all-ones would make no sense (rastros: its four
+# features are distance to the base, to the own goal, to the opponent's goal, mobility).
+DEFAULT_WEIGHTS: dict[str, tuple[float, ...]] = {"rastros": (0.0, -1.0, 1.0, 0.0)}
 
 GENERIC: dict[str, str] = {
     "random": f"{_HERE}:RandomScore",
@@ -96,10 +103,10 @@ class FeatureSum:
         self.features = game.features  # type: ignore[attr-defined]
         size = len(self.features(game.initial_state(), 0))
         if weights is None:
-            weights = [1.0] * size
+            weights = DEFAULT_WEIGHTS.get(game.name, (1.0,) * size)
         if len(weights) != size:
             raise BoardgymError(f"{game.name} has {size} features but {len(weights)} weights were given")
         self.weights = [float(w) for w in weights]
 
     def evaluate(self, state: Any, player: Player) -> float:
-        return sum(w * f for w, f in zip(self.weights, self.features(state, player), strict=True))
+        return float(sum(w * f for w, f in zip(self.weights, self.features(state, player), strict=True)))

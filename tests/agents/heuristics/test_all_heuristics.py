@@ -11,7 +11,7 @@ from boardgym import BoardgymError, make_game
 from boardgym.agents.heuristics import HEURISTICS, heuristic_names, make_heuristic
 from boardgym.envs.registry import GAMES
 
-SYMMETRIC = {"tictactoe", "connect_four", "hex", "nim"}  # h(s, 0) == -h(s, 1)
+SYMMETRIC = {"tictactoe", "connect_four", "hex", "nim", "quarto", "quixo", "rastros"}  # h(s, 0) == -h(s, 1)
 
 
 def random_states(game, count: int, seed: int):
