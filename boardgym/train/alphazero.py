@@ -34,6 +34,7 @@ from boardgym.agents.alphazero.evaluator import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy
 from boardgym.agents.alphazero.replay import ReplayBuffer
 from boardgym.agents.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha, play_selfplay_games
+from boardgym.agents.alphazero.workers import SelfPlayPool
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
 from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.evaluate.match import play_games
@@ -66,6 +67,7 @@ class Config:
     device: str = option("auto", "auto (CUDA when available), cpu or cuda")
     amp: bool = option(True, "float16 autocast for network calls and training (CUDA only)")
     threads: int = option(1, "torch CPU threads (self-play is Python-bound; 1 is best on small machines)")
+    workers: int = option(1, "self-play processes (1: self-play in this process; one per spare CPU core pays)")
     iterations: int = option(40, "self-play / training iterations")
     games_per_iteration: int = option(64, "self-play games per iteration")
     parallel_games: int = option(64, "self-play games played at once (their leaves share each network call)")
@@ -132,60 +134,83 @@ def train(config: Config) -> Path:
         max_moves=config.max_moves,
     )
     opponents = _usable_opponents(game, config)
+    last_scores: dict[str, str] = {}  # the latest evaluation, shown on the progress bar
     writer = make_writer(folder)
     log_hparams(writer, config)
     evaluator = NetworkEvaluator(network, device=device, amp=amp)
-    progress = tqdm(range(start, config.iterations), desc=f"alphazero {game.name}", unit="it", file=sys.stderr)
-    for iteration in progress:
-        step = iteration + 1
-        evaluator.clear_cache()
-        evaluator.reset_stats()
-        played = play_selfplay_games(
-            game, evaluator, config.games_per_iteration, parallel=config.parallel_games, settings=settings, rng=rng
-        )
-        rows = buffer.add_positions(game, played.positions)
-        losses = _train_steps(network, optimizer, scaler, buffer, config, rng, device, amp)
-        seconds = max(played.seconds, 1e-9)
-        scalars = {
-            "loss/policy": losses["policy"],
-            "loss/value": losses["value"],
-            "loss/policy_entropy": losses["entropy"],
-            "train/selfplay_games_per_s": played.games / seconds,
-            "train/selfplay_positions_per_s": len(played.positions) / seconds,
-            "train/network_batch": played.mean_batch,
-            "train/network_positions_per_call": evaluator.mean_batch,
-            "train/replay_size": len(buffer),
-            "train/replay_rows_added": rows,
-            "train/game_length": played.moves / max(played.games, 1),
-            "train/first_player_score": _first_player_score(played.outcomes),
-        }
-        if config.eval_every and (step % config.eval_every == 0 or step == config.iterations):
-            results = _evaluate(game, network, previous, opponents, config, seed=config.seed * 1_000_003 + step)
-            scalars.update(results)
-            elo = history["elo"][-1] + _elo_gain(results["eval/score_vs_previous"])
-            history["elo"].append(elo)
-            history["elo_iterations"].append(step)
-            scalars["eval/elo"] = elo
-            previous = copy.deepcopy(network).eval()
-        for tag, value in scalars.items():
-            writer.add_scalar(tag, value, step)
-        writer.flush()
-        progress.set_postfix(
-            policy=f"{losses['policy']:.3f}",
-            value=f"{losses['value']:.3f}",
-            pos_s=f"{scalars['train/selfplay_positions_per_s']:.0f}",
-            **{k.split("_vs_")[-1]: f"{v:.2f}" for k, v in scalars.items() if k.startswith("eval/score_vs_")},
-        )
-        extra = {
-            "iteration": step,
-            "config": json.dumps(config_to_dict(config)),
-            "optimizer": optimizer.state_dict(),
-            "previous_state_dict": {k: v.detach().cpu() for k, v in previous.state_dict().items()},
-            "history": json.dumps(history),
-            "rng": json.dumps(rng.bit_generator.state),
-        }
-        save_checkpoint(checkpoint_path, checkpoint_payload(network, game, **extra))
-        save_checkpoint(replay_path, buffer.state_dict())
+    pool = SelfPlayPool(config.workers, game, str(device), amp) if config.workers > 1 else None
+    try:
+        progress = tqdm(range(start, config.iterations), desc=f"alphazero {game.name}", unit="it", file=sys.stderr)
+        for iteration in progress:
+            step = iteration + 1
+            evaluator.clear_cache()
+            evaluator.reset_stats()
+            if pool is not None:
+                played = pool.play(
+                    network,
+                    config.games_per_iteration,
+                    parallel=config.parallel_games,
+                    settings=settings,
+                    seed=(config.seed, step),
+                )
+            else:
+                played = play_selfplay_games(
+                    game,
+                    evaluator,
+                    config.games_per_iteration,
+                    parallel=config.parallel_games,
+                    settings=settings,
+                    rng=rng,
+                )
+            rows = buffer.add_positions(game, played.positions)
+            losses = _train_steps(network, optimizer, scaler, buffer, config, rng, device, amp)
+            seconds = max(played.seconds, 1e-9)
+            scalars = {
+                "loss/policy": losses["policy"],
+                "loss/value": losses["value"],
+                "loss/policy_entropy": losses["entropy"],
+                "train/selfplay_games_per_s": played.games / seconds,
+                "train/selfplay_positions_per_s": len(played.positions) / seconds,
+                "train/network_batch": played.mean_batch,
+                "train/replay_size": len(buffer),
+                "train/replay_rows_added": rows,
+                "train/game_length": played.moves / max(played.games, 1),
+                "train/first_player_score": _first_player_score(played.outcomes),
+            }
+            if config.eval_every and (step % config.eval_every == 0 or step == config.iterations):
+                results = _evaluate(game, network, previous, opponents, config, seed=config.seed * 1_000_003 + step)
+                scalars.update(results)
+                last_scores = {
+                    k.split("_vs_")[-1]: f"{v:.2f}" for k, v in results.items() if k.startswith("eval/score_vs_")
+                }
+                elo = history["elo"][-1] + _elo_gain(results["eval/score_vs_previous"])
+                history["elo"].append(elo)
+                history["elo_iterations"].append(step)
+                scalars["eval/elo"] = elo
+                previous = copy.deepcopy(network).eval()
+            for tag, value in scalars.items():
+                writer.add_scalar(tag, value, step)
+            writer.flush()
+            progress.set_postfix(
+                policy=f"{losses['policy']:.3f}",
+                value=f"{losses['value']:.3f}",
+                pos_s=f"{scalars['train/selfplay_positions_per_s']:.0f}",
+                **last_scores,
+            )
+            extra = {
+                "iteration": step,
+                "config": json.dumps(config_to_dict(config)),
+                "optimizer": optimizer.state_dict(),
+                "previous_state_dict": {k: v.detach().cpu() for k, v in previous.state_dict().items()},
+                "history": json.dumps(history),
+                "rng": json.dumps(rng.bit_generator.state),
+            }
+            save_checkpoint(checkpoint_path, checkpoint_payload(network, game, **extra))
+            save_checkpoint(replay_path, buffer.state_dict())
+
+    finally:
+        if pool is not None:
+            pool.close()
     writer.close()
     return checkpoint_path
 
@@ -320,6 +345,7 @@ def _restore(
 def _check(config: Config) -> None:
     positive = (
         "iterations",
+        "workers",
         "games_per_iteration",
         "parallel_games",
         "simulations",

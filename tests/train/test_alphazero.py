@@ -147,3 +147,10 @@ def test_default_config_plays_tictactoe_perfectly(in_tmp: Path) -> None:
     agent = AlphaZeroAgent(game, checkpoint=path, seed=0)
     summary = play_games(game, agent, "perfect", 200, seed=1)
     assert summary.losses == 0, str(summary)
+
+
+def test_selfplay_in_worker_processes_feeds_the_same_loop(in_tmp: Path) -> None:
+    path = train(tiny_config(in_tmp, run_name="workers", workers=2, games_per_iteration=3, eval_every=0))
+    payload = load_checkpoint(path)
+    assert payload["iteration"] == 1
+    assert torch.load(path.parent / "replay.pt", weights_only=True)["value"].shape[0] >= 3 * 5  # >= 5 moves a game

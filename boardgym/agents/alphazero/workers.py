@@ -1,0 +1,104 @@
+"""Self-play in several processes: one per CPU core where the tree search, which is Python,
+is the bottleneck. Each worker keeps its own copy of the network (sent as a state_dict at
+every round, so it plays with the latest weights) and runs the same batched lock-step
+self-play as the main process; the positions come back to the trainer's replay buffer.
+
+Workers start with ``spawn`` (safe with CUDA and with torch's thread pools) and use one torch
+thread each. Seeds: the trainer passes ``(seed, iteration)`` and worker ``w`` draws from
+``SeedSequence([seed, iteration, w])``, so a run is reproducible for a given number of workers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+import torch
+
+from boardgym.agents.alphazero.evaluator import NetworkEvaluator
+from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
+from boardgym.envs.registry import make_game
+from boardgym.game import Game
+
+
+class SelfPlayPool:
+    """``workers`` processes playing self-play games with the weights they are given."""
+
+    def __init__(self, workers: int, game: Game, device: str, amp: bool) -> None:
+        self.workers = workers
+        self.game = game
+        self._setup = (game.name, game.params(), device, amp)
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker
+        )
+
+    def play(
+        self, network: AlphaZeroNet, num_games: int, *, parallel: int, settings: SelfPlaySettings, seed: tuple[int, ...]
+    ) -> SelfPlayResult:
+        """``num_games`` games split over the workers, ``parallel`` at a time in each; worker
+        ``w`` draws its randomness from ``SeedSequence([*seed, w])``."""
+        started = time.perf_counter()
+        weights = {k: v.detach().cpu() for k, v in network.state_dict().items()}
+        architecture = network.architecture()
+        shares = [num_games // self.workers + (w < num_games % self.workers) for w in range(self.workers)]
+        jobs = [
+            self._pool.submit(
+                _play_share,
+                self._setup,
+                architecture,
+                weights,
+                share,
+                max(1, min(parallel, share)),
+                settings,
+                [*seed, w],
+            )
+            for w, share in enumerate(shares)
+            if share
+        ]
+        merged = SelfPlayResult()
+        for job in jobs:
+            part = job.result()
+            merged.positions.extend(part.positions)
+            merged.outcomes.extend(part.outcomes)
+            merged.games += part.games
+            merged.moves += part.moves
+            merged.network_calls += part.network_calls
+            merged.leaves += part.leaves
+        merged.seconds = time.perf_counter() - started
+        return merged
+
+    def close(self) -> None:
+        self._pool.shutdown(cancel_futures=True)
+
+
+def _init_worker() -> None:
+    torch.set_num_threads(1)
+
+
+_WORKER_GAME: dict[tuple, Game] = {}
+
+
+def _play_share(
+    setup: tuple[str, dict[str, Any], str, bool],
+    architecture: dict[str, Any],
+    weights: dict[str, torch.Tensor],
+    num_games: int,
+    parallel: int,
+    settings: SelfPlaySettings,
+    seed_words: list[int],
+) -> SelfPlayResult:
+    name, params, device, amp = setup
+    key = (name, repr(params))
+    if key not in _WORKER_GAME:
+        _WORKER_GAME[key] = make_game(name, **params)
+    game = _WORKER_GAME[key]
+    network = AlphaZeroNet.from_architecture(architecture)
+    network.load_state_dict(weights)
+    network.to(device).eval()
+    evaluator = NetworkEvaluator(network, device=device, amp=amp)
+    rng = np.random.default_rng(np.random.SeedSequence(seed_words))
+    return play_selfplay_games(game, evaluator, num_games, parallel=parallel, settings=settings, rng=rng)
