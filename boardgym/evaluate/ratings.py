@@ -131,8 +131,8 @@ def fit_elo(
         ratings[free] = x[: len(free)]
         return ratings, float(x[h_column]) if h_column is not None else 0.0
 
-    def terms(x: np.ndarray) -> list[tuple[list[tuple[int, float]], float, float]]:
-        """Each likelihood term as (linear form over x, games, points of the + side)."""
+    def terms(x: np.ndarray) -> list[tuple[list[tuple[int, float]], float, float, float]]:
+        """Each likelihood term as (linear form over x, games, points of the + side, rating gap)."""
         ratings, h = unpack(x)
         out = []
         for a, b, count, score in pairs:

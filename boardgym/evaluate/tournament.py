@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -302,9 +303,9 @@ def _init_worker(game_name: str, game_params: dict[str, Any], specs: Sequence[st
     _WORKER_TABLE = _Table(game_name, game_params, specs, seed)
 
 
-def _play_in_worker(task: tuple[Fixture, bool]) -> PlayedGame:
+def _play_chunk(fixtures: list[Fixture], record_moves: bool) -> list[PlayedGame]:
     assert _WORKER_TABLE is not None
-    return _WORKER_TABLE.play(*task)
+    return [_WORKER_TABLE.play(fixture, record_moves) for fixture in fixtures]
 
 
 def _play_all(
@@ -326,16 +327,27 @@ def _play_all(
         return
     if start_method is None:
         start_method = "fork" if sys.platform.startswith("linux") else "spawn"
-    context = multiprocessing.get_context(start_method)
     workers = min(workers, len(todo))
-    chunk = max(1, min(32, len(todo) // (workers * 8)))
-    pool = context.Pool(workers, initializer=_init_worker, initargs=(game.name, game_params, list(specs), seed))
+    size = max(1, min(16, len(todo) // (workers * 16)))  # small chunks: steady progress, little lost on Ctrl-C
+    # An executor rather than multiprocessing.Pool: a worker that dies (killed, out of memory)
+    # breaks the run with an error instead of leaving the pool waiting forever.
+    executor = ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context(start_method),
+        initializer=_init_worker,
+        initargs=(game.name, game_params, list(specs), seed),
+    )
+    finished = False
     try:
-        yield from pool.imap_unordered(_play_in_worker, [(fixture, record_moves) for fixture in todo], chunk)
-        pool.close()
+        futures = [executor.submit(_play_chunk, todo[i : i + size], record_moves) for i in range(0, len(todo), size)]
+        for future in as_completed(futures):
+            yield from future.result()
+        finished = True
     finally:
-        pool.terminate()
-        pool.join()
+        if not finished:  # interrupted or failed: stop the games still being played
+            for process in list(getattr(executor, "_processes", {}).values()):
+                process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _progress_bar(total: int, initial: int, game_name: str, enabled: bool):  # -> tqdm
