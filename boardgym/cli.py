@@ -176,12 +176,78 @@ def _solve(args: argparse.Namespace, extra: list[str]) -> int:
     return int(module.main(extra, prog=f"boardgym solve {args.puzzle}") or 0)
 
 
+# -- evaluate -----------------------------------------------------------------------------------
+def _add_evaluate(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "evaluate",
+        help="tournament between agents: leaderboard, Elo and TrueSkill, plots",
+        description="Round robin (or gauntlet) between agent specs, seats alternated, in worker processes; "
+        "writes report.md, summary.json, results.jsonl and png plots to runs/GAME/evaluate/RUN-NAME/.",
+    )
+    add_game_arguments(parser)
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help='agent specs, e.g. random perfect "mcts:simulations=200"',
+    )
+    parser.add_argument("--games", type=int, default=100, help="games per pairing (per agent for puzzles), default 100")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU cores, at most 8)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="tournament seed; each game's seeds derive from it (default 0)"
+    )
+    parser.add_argument(
+        "--run-name", default=None, help="folder name under runs/GAME/evaluate/ (default s<seed>-<time>)"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish (or, with more --games, extend) the run named by --run-name, or the newest",
+    )
+    parser.add_argument("--gauntlet", action="store_true", help="only the first agent plays each of the others")
+    parser.add_argument("--no-plots", action="store_true", help="skip the png plots")
+    parser.set_defaults(handler=_evaluate)
+
+
+def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
+    import os
+
+    from boardgym.evaluate.report import leaderboard_markdown, write_report
+    from boardgym.evaluate.tournament import evaluate_folder, run_tournament
+
+    out_dir = evaluate_folder(args.game, args.run_name, args.seed, args.resume)
+    workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, 8)
+    try:
+        tournament = run_tournament(
+            args.game,
+            args.agents,
+            args.games,
+            workers=workers,
+            seed=args.seed,
+            out_dir=out_dir,
+            game_params=parse_game_params(args.param),
+            gauntlet=args.gauntlet,
+            resume=args.resume,
+        )
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
+        print(f"finish them with the same command and: --run-name {out_dir.name} --resume", file=sys.stderr)
+        return 130
+    files = write_report(tournament, out_dir, plots=not args.no_plots)
+    print(leaderboard_markdown(tournament))
+    print(f"\n{len(tournament.games)} games; report, results and plots in {out_dir}/:")
+    print("  " + "  ".join(path.name for path in files))
+    return 0
+
+
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_list,
     _add_play,
     _add_train,
     _add_bench,
     _add_solve,
+    _add_evaluate,
 ]
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -30,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from boardgym.agents.base import Agent
-from boardgym.agents.registry import make_agent
+from boardgym.agents.registry import make_agent, parse_spec
 from boardgym.envs.registry import make_game
 from boardgym.evaluate.match import DRAW, MatchRecord, play_match
 from boardgym.evaluate.ratings import GameResult
 from boardgym.game import Game
-from boardgym.train.common import atomic_write_text
+from boardgym.train.common import RUNS_ROOT, atomic_write_text
 from boardgym.types import BoardgymError
 
 SETTINGS_FILE = "tournament.json"
@@ -159,6 +160,8 @@ def run_tournament(
     labels = tuple(s if isinstance(s, str) else str(getattr(s, "spec", type(s).__name__)) for s in specs)
     for spec in specs:  # fail here, with the bad spec named, rather than in a worker
         if isinstance(spec, str):
+            if parse_spec(spec)[0] == "human":
+                raise BoardgymError("the human agent cannot sit in a tournament; play it with `boardgym play`")
             make_agent(spec, game, seed=seed)
     tournament = Tournament(game_name, game_params, labels, games_per_pair, seed, gauntlet, game.num_players)
 
@@ -211,6 +214,22 @@ def load_tournament(out_dir: Path | str) -> Tournament:
     in_schedule = {fixture.index for fixture in tournament.schedule()}
     tournament.games = sorted((g for g in tournament.games if g.index in in_schedule), key=lambda g: g.index)
     return tournament
+
+
+def evaluate_folder(
+    game_name: str, run_name: str | None = None, seed: int = 0, resume: bool = False, root: Path | str = RUNS_ROOT
+) -> Path:
+    """``runs/<game>/evaluate/<run-name>/`` (not created yet). Without a run name: a new
+    ``s<seed>-<date>-<time>``, or with ``resume`` the newest folder that holds a tournament."""
+    base = Path(root) / game_name / "evaluate"
+    if run_name:
+        return base / run_name
+    if resume:
+        runs = sorted(base.glob(f"*/{SETTINGS_FILE}"), key=lambda path: path.stat().st_mtime)
+        if not runs:
+            raise BoardgymError(f"no tournament under {str(base)!r} to resume; start one without --resume")
+        return runs[-1].parent
+    return base / f"s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
 def agent_labels(specs: Sequence[str]) -> tuple[str, ...]:
