@@ -190,6 +190,8 @@ class MCTS:
         root = self._root_for(state)
         if not root.expanded and not root.terminal:
             return [Leaf(root, [])]
+        if self.dirichlet_alpha is not None and root.clean_priors is None:
+            self._add_root_noise(root)  # a kept subtree's root gets fresh noise
         return self._gather(root, k)
 
     def backup_leaves(self, leaves: Sequence[Leaf], priors: np.ndarray, values: np.ndarray) -> None:

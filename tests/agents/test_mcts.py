@@ -156,3 +156,29 @@ def test_bad_parameters_are_explained() -> None:
         MCTS(game, UniformEvaluator(), dirichlet_alpha=0.3)
     with pytest.raises(BoardgymError, match="finished"):
         MCTS(game, UniformEvaluator()).search(replay(game, "a1 a2 b1 b2 c1"))
+
+
+# Hex 7x7: Black's chain d1..d6 reaches row 7 only through d7 (White holds c7).
+HEX_BLOCK = "d1 c7 d2 a1 d3 a2 d4 a3 d5 a4 d6"  # White to move must take d7
+HEX_WIN = HEX_BLOCK + " a5"  # Black to move wins at d7
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hex_takes_the_win_and_blocks_the_loss(seed: int) -> None:
+    game = make_game("hex", size=7)
+    agent = make_agent("mcts:simulations=1500", game, seed=seed)
+    for moves in (HEX_WIN, HEX_BLOCK):
+        state = replay(game, moves)
+        assert game.action_to_str(state, agent.act(game, state)) == "d7"
+
+
+def test_generic_playouts_agree_on_the_hex_block() -> None:
+    game = make_game("hex", size=7)
+    tree = MCTS(
+        game,
+        RolloutEvaluator(rng=np.random.default_rng(0), kernels=False),
+        simulations=1500,
+        rng=np.random.default_rng(0),
+    )
+    state = replay(game, HEX_BLOCK)
+    assert game.action_to_str(state, tree.best_action(tree.search(state))) == "d7"
