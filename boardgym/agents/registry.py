@@ -40,6 +40,7 @@ AGENTS: dict[str, AgentEntry] = {
         "boardgym.agents.tabular:TabularAgent", "greedy play from a Monte Carlo table (checkpoint=)"
     ),
     "ppo": AgentEntry("boardgym.agents.ppo:PPOAgent", "a MaskablePPO policy (checkpoint=, deterministic=)"),
+    "es": AgentEntry("boardgym.agents.evolved_nim:EvolvedNimAgent", "an evolved Nim genome (checkpoint=)"),
     "mcts": AgentEntry(
         "boardgym.agents.mcts:MCTSAgent", "UCT tree search with random rollouts (simulations=, time=, c=)"
     ),
