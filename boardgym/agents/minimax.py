@@ -108,9 +108,10 @@ class AlphaBeta:
                 value, action, scores = self._root(state, depth, moves, check_time=depth > 1)
             except _OutOfTime:
                 break
-            exact = not self._reached_horizon
+            # Exact: the whole tree was searched, or a win/loss was proven within it.
+            exact = not self._reached_horizon or abs(value) >= PROVEN
             best = SearchResult(action, value, depth, exact, self.nodes, 0.0, scores)
-            if exact or abs(value) >= PROVEN:
+            if exact:
                 break
             # Best first, then by score; sorted() is stable, so the given order breaks ties.
             moves = sorted(moves, key=lambda a: (a != action, -scores[a]))

@@ -6,7 +6,7 @@ import pytest
 
 from boardgym import BoardgymError, make_agent, make_game
 from boardgym.agents.heuristics import make_heuristic
-from boardgym.agents.minimax import PROVEN, AlphaBeta
+from boardgym.agents.minimax import PROVEN, WIN, AlphaBeta
 from boardgym.agents.perfect import PerfectAgent
 from boardgym.envs.hex import Hex
 
@@ -53,6 +53,19 @@ def test_exact_mode_finds_the_3x3_hex_winning_openings() -> None:
         if value > PROVEN:
             winning.add(game.action_to_str(start, action))
     assert winning == {"c1", "b2", "a3", "a2", "c2"}
+
+
+def test_exact_mode_solves_3x3_quixo_like_the_perfect_agent() -> None:
+    """3x3 Quixo is a first-player win in 7 plies (independent check: exhaustive search)."""
+    game = make_game("quixo", size=3, max_moves=9)
+    result = AlphaBeta(game, make_heuristic(game)).search(game.initial_state())
+    assert result.exact and result.value == WIN - 7
+    assert PerfectAgent(game).value(game.initial_state()) == 10_000 - 7
+    agent = make_agent("minimax:exact=true", game, seed=0)
+    state = game.initial_state()
+    while not game.is_terminal(state):  # exact play against itself: the first player wins
+        state = game.apply(state, agent.act(game, state))
+    assert game.returns(state) == (1.0, -1.0)
 
 
 CONNECT_FOUR_WIN = "a a b b c g"  # X to move wins with d
