@@ -49,6 +49,11 @@ PAIRINGS: list[Pairing] = [
     Pairing("tictactoe", {}, "tictactoe_v3", "tic_tac_toe"),
     Pairing("connect_four", {}, "connect_four_v3", "connect_four"),
     Pairing("nim", {}, None, "nim", {"pile_sizes": "1;3;5;7;9", "is_misere": False}),
+    Pairing("quixo", {}),
+    Pairing("quarto", {}),
+    Pairing("hex", {}, None, "hex", {"board_size": 11}, label="hex 11x11"),
+    Pairing("hex", {"size": 19}, None, "hex", {"board_size": 19}, label="hex 19x19"),
+    Pairing("rastros", {}),
 ]
 
 

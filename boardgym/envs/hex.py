@@ -67,7 +67,18 @@ class Hex(GameBase[HexState]):
         self.observation_shape = (3, n, n)
         self._stride = stride = n + 1
         self._bit = tuple(1 << (y * stride + x) for y in range(n) for x in range(n))
-        self._cells = tuple(enumerate(self._bit))
+        self._board = sum(self._bit)
+        # _byte_actions[i][b]: the actions of the cells set in byte value b at byte i of a
+        # bitboard, so the legal moves come from one to_bytes() and a table look-up per byte.
+        action_of_bit = {bit.bit_length() - 1: a for a, bit in enumerate(self._bit)}
+        self._num_bytes = (stride * n + 7) // 8
+        self._byte_actions = tuple(
+            tuple(
+                tuple(action_of_bit[8 * i + j] for j in range(8) if b >> j & 1 and 8 * i + j in action_of_bit)
+                for b in range(256)
+            )
+            for i in range(self._num_bytes)
+        )
         self._mirror = {self._bit[y * n + x]: self._bit[x * n + y] for y in range(n) for x in range(n)}
         row0 = sum(self._bit[:n])
         self._edges = (
@@ -90,8 +101,9 @@ class Hex(GameBase[HexState]):
         if state.outcome != ONGOING:
             return []
         black, white = state.stones
-        occupied = black | white
-        legal = [a for a, bit in self._cells if not occupied & bit]
+        empty = self._board & ~(black | white)
+        empty_bytes = empty.to_bytes(self._num_bytes, "little")
+        legal = [a for table, b in zip(self._byte_actions, empty_bytes, strict=True) for a in table[b]]
         if self.swap and self._swap_allowed(state):
             legal.append(self.num_cells)
         return legal
@@ -197,6 +209,8 @@ class Hex(GameBase[HexState]):
 
     def _joins_edges(self, stones: int, start: int, player: Player) -> bool:
         near, far = self._edges[player]
+        if not (stones & near and stones & far):
+            return False
         group = self._flood(start, stones)
         return bool(group & near and group & far)
 

@@ -90,6 +90,11 @@ class Quixo(GameBase[QuixoState]):
         self._lines = _lines(n)
         self._letters = column_letters(n)
         self._by_name = {name.lower(): action for action, name in enumerate(self.push_names)}
+        # (source cell, its actions) per border cell, in action order: legal moves test 16 cells, not 44 moves.
+        sources = sorted({push.source for push in self.pushes})
+        self._by_source = tuple(
+            (source, tuple(a for a, push in enumerate(self.pushes) if push.source == source)) for source in sources
+        )
 
     def params(self) -> dict[str, object]:
         return {"size": self.size, "max_moves": self.max_moves}
@@ -105,7 +110,7 @@ class Quixo(GameBase[QuixoState]):
         if state.outcome != ONGOING:
             return []
         theirs = state.stones[1 - state.player]
-        return [a for a, push in enumerate(self.pushes) if not theirs & push.source]
+        return [a for source, actions in self._by_source if not theirs & source for a in actions]
 
     def apply(self, state: QuixoState, action: Action) -> QuixoState:
         stones, player, moves, outcome = state
