@@ -419,9 +419,10 @@ class MCTSAgent(BaseAgent):
     """UCT with random rollouts: ``mcts:simulations=800``, ``mcts:time=0.5``,
     ``mcts:simulations=2000,c=1.0,rollouts=2``.
 
-    Parameters: ``simulations`` (per move; 0 means no limit when ``time`` is set), ``time``
-    (seconds per move), ``c`` (UCT exploration constant), ``rollouts`` (random playouts per
-    leaf), ``reuse`` (keep the subtree of the chosen move for the next one).
+    Parameters: ``simulations`` (per move; 800 when neither budget is given), ``time``
+    (seconds per move; with ``simulations`` too, whichever ends first), ``c`` (UCT
+    exploration constant), ``rollouts`` (random playouts per leaf), ``reuse`` (keep the
+    subtree of the chosen move for the next one).
     """
 
     def __init__(
@@ -429,7 +430,7 @@ class MCTSAgent(BaseAgent):
         game: Game,
         *,
         seed: int | None = None,
-        simulations: int = 800,
+        simulations: int | None = None,
         time: float | None = None,
         c: float = 1.4,
         rollouts: int = 1,
@@ -438,12 +439,14 @@ class MCTSAgent(BaseAgent):
         super().__init__(game, seed=seed)
         if rollouts < 1:
             raise BoardgymError(f"mcts rollouts={rollouts} must be at least 1")
+        if simulations is None and time is None:
+            simulations = 800
         self.rollouts = rollouts
         self.reuse = reuse
         self.tree = MCTS(
             game,
             RolloutEvaluator(rollouts, rng=self.rng),
-            simulations=simulations if simulations > 0 or time is None else None,
+            simulations=simulations,
             time=time,
             c_uct=c,
             rng=self.rng,

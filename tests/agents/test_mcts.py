@@ -142,7 +142,7 @@ def test_same_seed_same_moves() -> None:
 
 def test_time_budget_runs_without_a_simulation_cap() -> None:
     game = make_game("tictactoe")
-    agent = make_agent("mcts:simulations=0,time=0.05", game, seed=0)
+    agent = make_agent("mcts:time=0.05", game, seed=0)
     action = agent.act(game, game.initial_state())
     assert action in game.legal_actions(game.initial_state())
     assert agent.tree.last_simulations > 0
