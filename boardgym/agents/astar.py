@@ -8,7 +8,9 @@ counts the actions taken and ``h`` is ``game.heuristic(state)``; with ``use_heur
   subset that must keep an optimal solution reachable;
 - ``search_key(state)``: states with equal keys are interchangeable for the rest of the
   search (default: the state itself); only the cheapest path to each key is kept
-  (duplicate detection).
+  (duplicate detection);
+- ``greedy_action(state)``: a quick good action, used to complete a search that ran out of
+  budget (default: the action whose child has the smallest ``h``).
 
 With an admissible and consistent heuristic the first goal popped is optimal and each key is
 expanded at most once. ``max_nodes`` (expansions) and ``time_limit`` (seconds) bound the
@@ -84,7 +86,7 @@ def search(
         ):
             heapq.heappush(frontier, (f, neg_g, h_value, next(counter), key, node))
             guide = getattr(game, "heuristic", _zero)
-            return _give_up(game, guide, frontier, parent, best_g, expanded, generated, start_time)
+            return _give_up(game, guide, state, frontier, parent, best_g, expanded, generated, start_time)
         closed.add(key)
         expanded += 1
         child_g = g + 1
@@ -152,6 +154,7 @@ class UCSAgent(AStarAgent):
 def _give_up(
     game: Game,
     h: Any,
+    start: Any,
     frontier: list[tuple[int, int, int, int, Any, Any]],
     parent: dict[Any, tuple[Any, Action]],
     best_g: dict[Any, int],
@@ -159,17 +162,27 @@ def _give_up(
     generated: int,
     start_time: float,
 ) -> SearchResult:
-    """Out of budget: the lowest f still open bounds the optimum from below; the open node
-    closest to a goal (smallest h, then deepest), completed greedily on ``h`` (the game's
-    heuristic, also after uniform-cost search), gives a solution."""
+    """Out of budget: the lowest f still open bounds the optimum from below. The open node
+    closest to a goal (smallest h, then deepest), completed by ``game.greedy_action`` (or
+    greedily on ``h``), gives a solution; so does greedy play from the start, and the shorter
+    of the two is returned."""
     live = [entry for entry in frontier if -entry[1] <= best_g[entry[4]]]
     lower = min(entry[0] for entry in live)
     _, _, _, _, key, node = min(live, key=lambda entry: (entry[2], entry[1]))
-    actions = list(_path(parent, key))
-    while not game.is_terminal(node):
-        action = min(game.legal_actions(node), key=lambda a: h(game.apply(node, a)))
-        actions.append(action)
-        node = game.apply(node, action)
+    greedy = getattr(game, "greedy_action", None)
+    if greedy is None:
+
+        def greedy(state: Any) -> Action:
+            return min(game.legal_actions(state), key=lambda a: h(game.apply(state, a)))
+
+    candidates = []
+    for actions, state in ((list(_path(parent, key)), node), ([], start)):
+        while not game.is_terminal(state):
+            action = greedy(state)
+            actions.append(action)
+            state = game.apply(state, action)
+        candidates.append(actions)
+    actions = min(candidates, key=len)
     return SearchResult(
         tuple(actions), len(actions), False, lower, expanded, generated, time.perf_counter() - start_time
     )

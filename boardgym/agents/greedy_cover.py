@@ -23,18 +23,7 @@ class GreedyCoverAgent(BaseAgent):
         self.random_ties = random_ties
 
     def act(self, game: Game, state: SetCoverState) -> Action:
-        uncovered = game.universe & ~state.covered
-        best_gain, best = 0, []
-        for index, mask in enumerate(game.masks):
-            if state.taken >> index & 1:
-                continue
-            gain = (mask & uncovered).bit_count()
-            if gain > best_gain:
-                best_gain, best = gain, [index]
-            elif gain == best_gain and gain:
-                best.append(index)
-        if not best:
-            return game.legal_actions(state)[0]
+        best = game.greediest_sets(state)
         return best[int(self.rng.integers(len(best)))] if self.random_ties else best[0]
 
 

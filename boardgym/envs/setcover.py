@@ -140,7 +140,25 @@ class SetCover(GameBase[SetCoverState]):
         """How many uncovered elements set ``action`` would cover."""
         return (self.masks[action] & ~state.covered).bit_count()
 
+    def greediest_sets(self, state: SetCoverState) -> list[Action]:
+        """The sets not taken that cover the most uncovered elements (all tied), ascending."""
+        uncovered = self.universe & ~state.covered
+        best_gain, best = 0, []
+        for index, mask in enumerate(self.masks):
+            if state.taken >> index & 1:
+                continue
+            gain = (mask & uncovered).bit_count()
+            if gain > best_gain:
+                best_gain, best = gain, [index]
+            elif gain == best_gain and gain:
+                best.append(index)
+        return best
+
     # -- search support ---------------------------------------------------------------------
+    def greedy_action(self, state: SetCoverState) -> Action:
+        """The classic greedy choice, which completes an A* search that ran out of budget."""
+        return self.greediest_sets(state)[0]
+
     def heuristic(self, state: SetCoverState) -> int:
         """A lower bound on the sets still needed: the fewest of the remaining sets whose new
         coverages, largest first, add up to the uncovered count.

@@ -169,3 +169,7 @@ def _to_json(config: Config, results: list[RunResult]) -> dict:
             for r in results
         ],
     }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

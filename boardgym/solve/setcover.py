@@ -14,6 +14,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,16 +107,12 @@ def main(argv: list[str] | None = None, prog: str = "boardgym solve setcover") -
     config = config_from_args(Config, parser.parse_args(argv))
     if config.seeds < 1:
         raise BoardgymError(f"--seeds {config.seeds} must be at least 1")
-    if config.sets:
-        games = [SetCover(sets=config.sets)]
-    else:
-        games = [
-            SetCover(config.problem_size, config.num_sets, config.density, seed)
-            for seed in range(config.seed, config.seed + config.seeds)
-        ]
     rows = []
     print(_header(config))
-    for game in games:
+    for game in _instances(config):
+        if isinstance(game, str):
+            print(game)
+            continue
         row = solve_instance(game, config)
         rows.append(row)
         print(_format_row(row, config), flush=True)
@@ -124,6 +122,21 @@ def main(argv: list[str] | None = None, prog: str = "boardgym solve setcover") -
     if config.exact and any(r["astar_optimal"] and r["astar_cost"] != r["optimum"] for r in rows):
         raise BoardgymError("A* returned a cover larger than the optimum; please report this instance")
     return 0
+
+
+def _instances(config: Config) -> Iterator[SetCover | str]:
+    """The instances to solve; in a batch (``--seeds`` > 1) an unsolvable draw is reported
+    as a line of text and skipped, a single one is an error."""
+    if config.sets:
+        yield SetCover(sets=config.sets)
+        return
+    for seed in range(config.seed, config.seed + config.seeds):
+        try:
+            yield SetCover(config.problem_size, config.num_sets, config.density, seed)
+        except BoardgymError as error:
+            if config.seeds == 1:
+                raise
+            yield f"{config.problem_size}/{config.num_sets}/{config.density:g} seed {seed}: skipped, {error}"
 
 
 def _search_row(prefix: str, result: SearchResult) -> dict[str, Any]:
@@ -176,3 +189,7 @@ def _format_row(row: dict[str, Any], config: Config) -> str:
 
 def _combinations_up_to(n: int, k: int) -> int:
     return sum(math.comb(n, size) for size in range(1, min(n, k) + 1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,6 +9,7 @@ import pytest
 import boardgym  # noqa: F401  (registers the ids)
 from boardgym import make_agent, make_game
 from boardgym.agents.astar import search
+from boardgym.agents.greedy_cover import greedy_cover
 from boardgym.envs.setcover import SetCover
 from boardgym.solve.setcover import brute_force_cover_size, milp_cover_size
 from boardgym.types import BoardgymError
@@ -61,7 +62,7 @@ def test_budget_gives_a_cover_and_a_proven_lower_bound() -> None:
     result = search(game, game.initial_state(), use_heuristic=False, max_nodes=50)
     assert not result.optimal and result.nodes_expanded == 50
     assert _is_cover(game, result.actions) and result.cost == len(result.actions)
-    assert result.lower_bound <= milp_cover_size(game) <= result.cost
+    assert result.lower_bound <= milp_cover_size(game) <= result.cost <= len(greedy_cover(game))
 
 
 def test_search_refuses_two_player_games() -> None:
