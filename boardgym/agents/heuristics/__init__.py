@@ -28,7 +28,7 @@ HEURISTICS: dict[str, dict[str, str]] = {
     "tictactoe": {"lines": f"{_HERE}.tictactoe:OpenLines"},
     "connect_four": {"windows": f"{_HERE}.connect_four:OpenWindows"},
     "nim": {"nimsum": f"{_HERE}.nim:NimSum"},
-    "hex": {"dijkstra": f"{_HERE}.hex:ShortestPath"},
+    "hex": {"dijkstra": f"{_HERE}.hex:ShortestPath", "twodistance": f"{_HERE}.hex:TwoDistance"},
     "quarto": {"safe": f"{_HERE}.quarto:SafePieces"},
     "quixo": {"lines": f"{_HERE}.quixo:LinePotential"},
     "rastros": {"paths": f"{_HERE}.rastros:GoalDistance"},

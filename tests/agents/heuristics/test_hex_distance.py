@@ -46,3 +46,21 @@ def test_blocked_player_is_unreachable() -> None:
     geometry = HexGeometry(3)
     assert geometry.distance(state.stones[0], state.stones[1], 0) == geometry.unreachable
     assert geometry.distance(state.stones[1], state.stones[0], 1) == 0
+
+
+def test_two_distance_on_the_empty_3x3_board() -> None:
+    """Potential 4 (two-distance 2 to each edge, or 1 + 3) on the short diagonal c1 b2 a3:
+    exactly the cells where the first player wins, and nowhere else."""
+    game = Hex(size=3)
+    evaluation = make_heuristic(game, "twodistance")
+    assert evaluation.potential(0, 0, 0) == (4, 3)
+    assert evaluation.potential(0, 0, 1) == (4, 3)
+    assert evaluation.evaluate(game.initial_state(), 0) == 0.0
+
+
+def test_two_distance_prefers_the_stone_that_helps() -> None:
+    game = Hex(size=5)
+    evaluation = make_heuristic(game, "twodistance")
+    centre = game.apply(game.initial_state(), game.parse_action(game.initial_state(), "c3"))
+    corner = game.apply(game.initial_state(), game.parse_action(game.initial_state(), "a1"))
+    assert evaluation.evaluate(centre, 0) > evaluation.evaluate(corner, 0) > -1
