@@ -13,6 +13,7 @@ Public API (stable; AlphaZero builds on it)::
                 c_puct=None,                # a float: PUCT with the evaluator's priors
                 dirichlet_alpha=None,       # root noise (PUCT only): Dir(alpha) ...
                 dirichlet_fraction=0.25,    # ... mixed in with this weight
+                fpu=0.0,                    # PUCT: mean value assumed for unvisited edges
                 batch_size=1,               # leaves per evaluator call (virtual loss between)
                 rng=np.random.default_rng(seed))
     root = tree.search(state)               # run the budget from state (reusing the subtree
@@ -23,6 +24,9 @@ Public API (stable; AlphaZero builds on it)::
     tree.choose(root, temperature)          # sample from policy(root, temperature)
     tree.advance(action)                    # keep the chosen child's subtree for the next search
     tree.reset()                            # forget the tree
+    tree.reseed(rng)                        # new randomness (first tries, noise, ties)
+    tree.action_values(root)                # {action: (visits, mean value)} for display
+    tree.last_simulations, tree.last_seconds   # what the latest search() did
 
     # Driving many trees in lockstep (one network call for the leaves of several games):
     leaves = tree.gather_leaves(state, k)   # up to k pending leaves, virtual loss applied
@@ -36,6 +40,9 @@ alternate (Quarto) need nothing special. Terminal states are scored by ``game.re
 
 Unvisited edges: under UCT each legal action is tried once, in a random order, before any is
 tried twice; under PUCT their mean value is ``fpu`` (0 by default), as in AlphaZero.
+
+Under UCT the priors are never read, so when the evaluator also has ``values(game, states)``
+(``RolloutEvaluator`` does) the search calls that and skips building prior arrays.
 """
 
 from __future__ import annotations
@@ -156,6 +163,8 @@ class MCTS:
         self.rng = rng if rng is not None else np.random.default_rng()
         self._random = random.Random(int(self.rng.integers(2**63)))
         self.root: Node | None = None
+        self.last_simulations = 0  # of the latest search()
+        self.last_seconds = 0.0
 
     # -- searching --------------------------------------------------------------------------
     def search(self, state: Any) -> Node:

@@ -160,7 +160,7 @@ class AlphaBeta:
 
     def _negamax(self, state: Any, depth: int, alpha: float, beta: float, ply: int) -> float:
         self.nodes += 1
-        if self._deadline is not None and not self.nodes & 1023 and _time.perf_counter() >= self._deadline:
+        if self._deadline is not None and not self.nodes & 255 and _time.perf_counter() >= self._deadline:
             raise _OutOfTime
         game = self.game
         player = game.current_player(state)
@@ -221,7 +221,7 @@ class AlphaBeta:
         elif self.history:
             history = self.history
             moves = sorted(moves, key=lambda a: -history.get(a, 0))
-        if first is not None and moves[0] != first:
+        if first is not None and moves[0] != first and first in moves:
             moves.remove(first)
             moves.insert(0, first)
         return moves
