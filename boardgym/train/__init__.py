@@ -13,6 +13,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "montecarlo": ("boardgym.train.montecarlo", "tabular Monte Carlo control, self-play or vs a fixed agent"),
     "ppo": ("boardgym.train.ppo", "MaskablePPO on the gym envs, vs a fixed agent or a pool of past selves"),
     "es": ("boardgym.train.es", "evolution strategy / GA for Nim players (seed rules or nim-sum-capable weights)"),
+    "coevolve": ("boardgym.train.coevolve", "coevolution of alpha-beta evaluation weights by cup tournaments"),
     "alphazero": ("boardgym.train.alphazero", "AlphaZero: batched PUCT self-play, ResNet, CUDA when there"),
 }
 

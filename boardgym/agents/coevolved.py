@@ -1,0 +1,92 @@
+"""Alpha-beta with a coevolved evaluation: ``weights . game.features(state, player)``.
+
+The weights come from ``boardgym train coevolve`` (seed report 002); the search is the
+``minimax`` agent's, at the depth the run evolved for unless ``depth=`` says otherwise:
+``coevolved:checkpoint=runs/rastros/coevolve/<run>/final.pt,depth=3``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from boardgym.agents.minimax import MinimaxAgent
+from boardgym.agents.tabular import check_game
+from boardgym.game import Game
+from boardgym.types import BoardgymError
+
+FORMAT = "boardgym.coevolved/1"
+
+
+def weighted_minimax(game: Game, weights: Sequence[float], depth: int, seed: int | None = None) -> MinimaxAgent:
+    """A minimax agent whose evaluation is ``weights`` over the game's features."""
+    agent = MinimaxAgent(game, seed=seed, depth=depth, eval="features")
+    agent.heuristic.weights = [float(w) for w in weights]  # type: ignore[attr-defined]
+    return agent
+
+
+def feature_count(game: Game) -> int:
+    if not hasattr(game, "features"):
+        raise BoardgymError(
+            f"{game.name} has no features(state, player) to weigh; coevolution needs a game that defines them "
+            "(rastros does)"
+        )
+    return len(game.features(game.initial_state(), 0))  # type: ignore[attr-defined]
+
+
+class CoevolvedAgent(MinimaxAgent):
+    """Alpha-beta to ``depth`` plies with the evolved weights of a checkpoint, or with weights
+    written in the spec (``weights=3/2/0/0``, slash separated), or with weights drawn
+    uniformly from [-1, 1] anew at each game's start (``weights=random``: the baseline)."""
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        seed: int | None = None,
+        checkpoint: Path | None = None,
+        weights: str | None = None,
+        depth: int | None = None,
+    ) -> None:
+        size = feature_count(game)
+        if (checkpoint is None) == (weights is None):
+            raise BoardgymError(
+                "the coevolved agent needs checkpoint=PATH (evolved by `boardgym train coevolve --game rastros`) "
+                "or weights=W1/W2/... or weights=random, not both"
+            )
+        self.redraw = weights == "random"
+        if checkpoint is not None:
+            from boardgym.train.common import load_checkpoint
+
+            payload = load_checkpoint(checkpoint)
+            if payload.get("format") != FORMAT:
+                raise BoardgymError(
+                    f"checkpoint {str(checkpoint)!r} is not a set of coevolved weights "
+                    f"(format {payload.get('format')!r}); pass a file written by `boardgym train coevolve`"
+                )
+            check_game(payload, game, checkpoint)
+            depth = depth or int(payload["depth"])
+            chosen = payload["best"].tolist()
+        elif self.redraw:
+            chosen = [0.0] * size
+        else:
+            chosen = _parse_weights(str(weights), size)
+        super().__init__(game, seed=seed, depth=depth or 2, eval="features")
+        self.weights = chosen if not self.redraw else self.rng.uniform(-1, 1, size).tolist()
+        self.heuristic.weights = list(self.weights)  # type: ignore[attr-defined]
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.redraw:
+            self.weights = self.rng.uniform(-1, 1, len(self.weights)).tolist()
+            self.heuristic.weights = list(self.weights)  # type: ignore[attr-defined]
+
+
+def _parse_weights(text: str, size: int) -> list[float]:
+    try:
+        values = [float(part) for part in text.split("/")]
+    except ValueError:
+        raise BoardgymError(f"weights={text!r} must be numbers separated by '/', e.g. weights=0/-1/1/0") from None
+    if len(values) != size:
+        raise BoardgymError(f"weights={text!r} has {len(values)} numbers but the game has {size} features")
+    return values

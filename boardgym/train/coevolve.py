@@ -1,0 +1,256 @@
+"""Coevolution of evaluation weights for alpha-beta (seed report 002, Rastros).
+
+A chromosome is one weight per entry of ``game.features(state, player)``; its player is
+alpha-beta whose horizon evaluation is ``weights . features`` (the ``minimax`` agent with
+``eval=features``). There is no outside fitness: each generation plays a single-elimination
+cup. Pairs of chromosomes meet in matches of ``pairs`` game pairs (each side moves first once)
+at every depth limit in ``depths``; the one with more wins goes on (a tie is decided by a coin
+flip), and a chromosome's fitness is the round it reached (the winner: rounds + 1).
+
+The next generation keeps the best ``elite`` share unchanged; the rest are children of two
+parents chosen by tournament (best fitness of ``tournament_size`` drawn at random), crossed
+at one point and mutated: each gene with probability ``mutation`` moves by a uniform step in
+``[-delta, delta]``. Genes start uniform in ``[-1, 1]`` (the scale of a linear evaluation is
+irrelevant to alpha-beta; only ratios matter).
+
+Evaluation (``eval/``): the cup winner, at ``max(depths)``, against ``random``, against
+alpha-beta with the game's own heuristic, with the report's example weights
+(``REPORT_WEIGHTS``, Rastros only) and with random weights drawn anew each game.
+
+    boardgym train coevolve --game rastros --run-name rastros
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardgym.agents.coevolved import FORMAT, CoevolvedAgent, feature_count, weighted_minimax
+from boardgym.agents.tabular import check_game, game_signature
+from boardgym.envs.registry import make_game, parse_game_params
+from boardgym.evaluate.match import play_match
+from boardgym.game import Game
+from boardgym.train.common import (
+    config_from_argv,
+    config_to_dict,
+    load_checkpoint,
+    log_hparams,
+    make_writer,
+    option,
+    run_dir,
+    save_checkpoint,
+    write_config,
+)
+from boardgym.train.evaluation import evaluate_agent
+from boardgym.types import BoardgymError
+
+METHOD = "coevolve"
+
+REPORT_WEIGHTS: dict[str, tuple[float, ...]] = {"rastros": (3.0, 2.0, 0.0, 0.0)}
+"""Seed report 002's example chromosome [3, 2] over its features (distance to the start,
+distance to the own goal), the one that beat [1, -100] in its pair-of-games test; our Rastros
+features add the distance to the opponent's goal and the mobility, weighted 0 here."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Coevolve evaluation weights by cup tournaments of alpha-beta players."""
+
+    game: str = option("rastros", "game with features(state, player): rastros")
+    params: str = option("", "game parameters KEY=VALUE separated by ';'")
+    population: int = option(16, "chromosomes per generation (a power of two, for the cup)")
+    generations: int = option(15, "generations")
+    depths: tuple[int, ...] = option((1, 2), "alpha-beta depth limits every cup match is played at")
+    pairs: int = option(2, "game pairs (each side first once) per depth limit in a cup match")
+    elite: float = option(0.25, "share of the best chromosomes copied unchanged into the next generation")
+    tournament_size: int = option(3, "rivals drawn for each tournament selection of a parent")
+    mutation: float = option(0.2, "probability that a gene of a child is mutated")
+    delta: float = option(0.3, "largest step of a mutation (uniform in [-delta, delta])")
+    seed: int = option(0, "seed of the evolution and of the games")
+    eval_every: int = option(5, "generations between evaluations (0: end only)")
+    eval_games: int = option(100, "games per evaluation and opponent, seats alternating")
+    run_name: str | None = option(None, "run folder name under runs/<game>/coevolve/ (default: seed and time)")
+    root: str = option("runs", "root folder of the runs")
+    resume: bool = option(False, "continue the run in --run-name from its last checkpoint")
+    progress: bool = option(True, "show a progress bar")
+
+
+def train(config: Config) -> Path:
+    """Coevolve and return the path of the final checkpoint (``coevolved:checkpoint=PATH``)."""
+    _check_config(config)
+    game = make_game(config.game, **parse_game_params([p for p in config.params.split(";") if p.strip()]))
+    size = feature_count(game)
+    if game.num_players != 2:
+        raise BoardgymError(f"coevolution plays two-player games; {game.name} has {game.num_players} player(s)")
+    folder = run_dir(game.name, METHOD, config.run_name, config.seed, config.root)
+    last_path, final_path = folder / "checkpoint.pt", folder / "final.pt"
+    rng = np.random.default_rng(config.seed)
+    population = rng.uniform(-1.0, 1.0, (config.population, size))
+    generation = 0
+    if config.resume:
+        if not last_path.exists():
+            raise BoardgymError(f"--resume: no checkpoint in {str(folder)!r}; check --run-name or drop --resume")
+        payload = load_checkpoint(last_path)
+        check_game(payload, game, last_path)
+        population = payload["population"].numpy()
+        generation = int(payload["generation"])
+        rng.bit_generator.state = json.loads(payload["rng_state"])
+    elif last_path.exists() or final_path.exists():
+        raise BoardgymError(
+            f"run folder {str(folder)!r} already holds a checkpoint; pass --resume to continue it or another --run-name"
+        )
+    write_config(folder / "config.json", config, method=METHOD)
+    writer = make_writer(folder)
+    log_hparams(writer, config)
+    depth = max(config.depths)
+    cup = Cup(game, config.depths, config.pairs)
+    best = population[0]
+
+    def save(path: Path) -> None:
+        import torch
+
+        save_checkpoint(
+            path,
+            {
+                "format": FORMAT,
+                "method": METHOD,
+                "game_signature": game_signature(game),
+                "best": torch.tensor(best, dtype=torch.float64),
+                "population": torch.tensor(population, dtype=torch.float64),
+                "depth": depth,
+                "generation": generation,
+                "rng_state": json.dumps(rng.bit_generator.state),
+                "config": json.dumps(config_to_dict(config)),
+            },
+        )
+
+    def evaluate() -> None:
+        save(last_path)
+        agent = CoevolvedAgent(game, seed=config.seed, checkpoint=last_path)
+        opponents: dict[str, Any] = {"random": "random", "minimax": f"minimax:depth={depth}"}
+        if game.name in REPORT_WEIGHTS:
+            report = "/".join(f"{w:g}" for w in REPORT_WEIGHTS[game.name])
+            opponents["report_weights"] = f"coevolved:weights={report},depth={depth}"
+        opponents["random_weights"] = f"coevolved:weights=random,depth={depth}"
+        scalars = evaluate_agent(game, agent, opponents, config.eval_games, seed=config.seed)
+        for tag, value in scalars.items():
+            writer.add_scalar(tag, value, generation)
+        wins = ", ".join(f"{k.removeprefix('eval/win_rate_vs_')} {v:.1%}" for k, v in scalars.items() if "win_" in k)
+        print(f"generation {generation}: weights {np.round(best, 3).tolist()}; wins vs {wins}")
+
+    bar = None
+    if config.progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=config.generations, initial=generation, unit="gen", dynamic_ncols=True)
+    try:
+        while generation < config.generations:
+            fitness = cup.fitness(population, rng)
+            best = population[int(np.argmax(fitness))].copy()
+            population = _next_generation(config, population, fitness, rng)
+            generation += 1
+            writer.add_scalar("train/cup_rounds", float(fitness.max()), generation)
+            writer.add_scalar("train/gene_spread", float(population.std(axis=0).mean()), generation)
+            for i, weight in enumerate(best):
+                writer.add_scalar(f"train/best_weight_{i}", float(weight), generation)
+            if bar is not None:
+                bar.update(1)
+            if config.eval_every and generation % config.eval_every == 0 and generation < config.generations:
+                evaluate()
+            else:
+                save(last_path)
+        # The last generation's children have not played yet: one more cup crowns the winner.
+        fitness = cup.fitness(population, rng)
+        best = population[int(np.argmax(fitness))].copy()
+        evaluate()
+        save(final_path)
+    finally:
+        if bar is not None:
+            bar.close()
+        writer.close()
+    return final_path
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.coevolve") -> int:
+    path = train(config_from_argv(Config, argv, prog))
+    print(f"final checkpoint: {path}\nplay it: coevolved:checkpoint={path}")
+    return 0
+
+
+class Cup:
+    """Single-elimination cup between chromosomes; fitness = the round each one reached."""
+
+    def __init__(self, game: Game, depths: tuple[int, ...], pairs: int) -> None:
+        self.game = game
+        self.depths = depths
+        self.pairs = pairs
+
+    def fitness(self, population: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        fitness = np.zeros(len(population))
+        alive = [int(i) for i in rng.permutation(len(population))]
+        round_number = 1
+        while len(alive) > 1:
+            winners = []
+            for a, b in zip(alive[::2], alive[1::2], strict=True):
+                winner, loser = (a, b) if self.first_wins(population[a], population[b], rng) else (b, a)
+                fitness[loser] = round_number
+                winners.append(winner)
+            alive = winners
+            round_number += 1
+        fitness[alive[0]] = round_number
+        return fitness
+
+    def first_wins(self, first: np.ndarray, second: np.ndarray, rng: np.random.Generator) -> bool:
+        """Whether ``first`` wins the match (more games won; a tie is a coin flip)."""
+        score = 0
+        for depth in self.depths:
+            players = (weighted_minimax(self.game, first, depth), weighted_minimax(self.game, second, depth))
+            for _ in range(self.pairs):
+                for seat in (0, 1):
+                    seats = players if seat == 0 else players[::-1]
+                    record = play_match(self.game, seats, int(rng.integers(2**63)), record_moves=False)
+                    score += record.returns[seat] > 0
+                    score -= record.returns[1 - seat] > 0
+        return score > 0 or (score == 0 and bool(rng.random() < 0.5))
+
+
+def _next_generation(config: Config, population: np.ndarray, fitness: np.ndarray, rng: np.random.Generator):
+    count, size = population.shape
+    order = np.argsort(-fitness + rng.random(count) * 1e-3)  # ties in cup rounds broken at random
+    elites = max(1, round(config.elite * count))
+    children = [population[i].copy() for i in order[:elites]]
+    while len(children) < count:
+        mother = population[_tournament(fitness, config.tournament_size, rng)]
+        father = population[_tournament(fitness, config.tournament_size, rng)]
+        cut = int(rng.integers(1, size)) if size > 1 else 0
+        child = np.concatenate([mother[:cut], father[cut:]])
+        mutate = rng.random(size) < config.mutation
+        child = child + mutate * rng.uniform(-config.delta, config.delta, size)
+        children.append(child)
+    return np.stack(children)
+
+
+def _tournament(fitness: np.ndarray, size: int, rng: np.random.Generator) -> int:
+    rivals = rng.integers(len(fitness), size=size)
+    return int(rivals[np.argmax(fitness[rivals])])
+
+
+def _check_config(config: Config) -> None:
+    n = config.population
+    if n < 2 or n & (n - 1):
+        raise BoardgymError(f"--population {n} must be a power of two (>= 2) for the cup, e.g. 16")
+    if not config.depths or min(config.depths) < 1:
+        raise BoardgymError(f"--depths {config.depths!r} must be positive depth limits, e.g. 1,2")
+    for name in ("generations", "pairs", "tournament_size", "eval_games"):
+        if getattr(config, name) < 1:
+            raise BoardgymError(f"--{name.replace('_', '-')} {getattr(config, name)} must be at least 1")
+    if not 0 <= config.elite < 1:
+        raise BoardgymError(f"--elite {config.elite} must be a share in [0, 1)")
+
+
+if __name__ == "__main__":
+    main()
