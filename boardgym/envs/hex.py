@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boardgym.envs.bitboard import column_letters
+from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
@@ -86,6 +87,9 @@ class Hex(GameBase[HexState]):
             (sum(self._bit[y * n] for y in range(n)), sum(self._bit[y * n + n - 1] for y in range(n))),  # White
         )
         self._letters = column_letters(n)
+        # The half turn keeps each colour's pair of edges (and commutes with the swap mirror).
+        self._half_turn = cell_targets(n, square_symmetries(n)[2], stride)
+        self._half_turn_actions = np.array([*range(n * n - 1, -1, -1), *([n * n] if self.swap else [])])
 
     def params(self) -> dict[str, object]:
         return {"size": self.size, "swap": self.swap}
@@ -147,6 +151,17 @@ class Hex(GameBase[HexState]):
         near, far = self._edges[state.outcome]
         from_near = self._flood(stones & near, stones)
         return from_near & self._flood(stones & far, stones)
+
+    def symmetric_states(self, state: HexState) -> list[tuple[HexState, np.ndarray]]:
+        """The identity and the half turn ``(x, y) -> (size-1-x, size-1-y)``, with the action
+        maps (see ``boardgym.envs.symmetry``)."""
+        black, white = (permute_bits(bits, self._half_turn) for bits in state.stones)
+        identity = np.arange(self.num_actions)
+        return [(state, identity), (state._replace(stones=(black, white)), self._half_turn_actions)]
+
+    def symmetries(self, state: HexState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
+        """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""
+        return augment(self, state, policy)
 
     # -- views --------------------------------------------------------------------------------
     def observation(self, state: HexState, player: Player) -> Planes:

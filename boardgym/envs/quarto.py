@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boardgym.envs.bitboard import bits_to_cells
+from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
 from boardgym.types import Action, IllegalActionError, Planes, Player
 
@@ -45,6 +46,12 @@ LINES = tuple(
     + [sum(1 << (5 * i) for i in range(4)), sum(1 << (3 * i + 3) for i in range(4))]
 )
 _LINES_THROUGH = tuple(tuple(line for line in LINES if line >> cell & 1) for cell in range(CELLS))
+# The 8 symmetries of the square map rows to rows or columns and diagonals to diagonals, so
+# they keep the lines; choices of pieces (actions 16..31) are unchanged.
+_SYMMETRIES = tuple(
+    (targets, np.array([*targets, *range(CHOOSE, CHOOSE + PIECES)]))
+    for targets in (cell_targets(4, symmetry) for symmetry in square_symmetries(4))
+)
 _BITS = tuple(tuple(i for i in range(16) if mask >> i & 1) for mask in range(1 << 8))
 
 
@@ -123,6 +130,20 @@ class Quarto(GameBase[QuartoState]):
         if not state.occupied >> cell & 1:
             return NO_PIECE
         return sum((a >> cell & 1) << k for k, a in enumerate(state.attributes))
+
+    def symmetric_states(self, state: QuartoState) -> list[tuple[QuartoState, np.ndarray]]:
+        """The 8 rotations and reflections of the board, with the action maps (see
+        ``boardgym.envs.symmetry``)."""
+        images = []
+        for targets, actions in _SYMMETRIES:
+            attributes = tuple(permute_bits(a, targets) for a in state.attributes)
+            occupied = permute_bits(state.occupied, targets)
+            images.append((state._replace(attributes=attributes, occupied=occupied), actions))
+        return images
+
+    def symmetries(self, state: QuartoState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
+        """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""
+        return augment(self, state, policy)
 
     # -- views --------------------------------------------------------------------------------
     def observation(self, state: QuartoState, player: Player) -> Planes:

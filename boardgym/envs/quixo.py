@@ -36,6 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boardgym.envs.bitboard import bits_to_cells, column_letters
+from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
@@ -95,6 +96,14 @@ class Quixo(GameBase[QuixoState]):
         self._by_source = tuple(
             (source, tuple(a for a, push in enumerate(self.pushes) if push.source == source)) for source in sources
         )
+        # The 8 symmetries of the square: a push is its (source, insert) pair, so its image is
+        # the push between the images of those two cells.
+        by_cells = {(push.source, push.insert): a for a, push in enumerate(self.pushes)}
+        self._symmetries = []
+        for symmetry in square_symmetries(n):
+            targets = cell_targets(n, symmetry)
+            actions = [by_cells[permute_bits(p.source, targets), permute_bits(p.insert, targets)] for p in self.pushes]
+            self._symmetries.append((targets, np.array(actions)))
 
     def params(self) -> dict[str, object]:
         return {"size": self.size, "max_moves": self.max_moves}
@@ -149,6 +158,19 @@ class Quixo(GameBase[QuixoState]):
     def solvable_by_search(self) -> bool:
         # The move counter makes every ply a new state, so only 3x3 with a short limit is small.
         return self.size == 3 and self.max_moves is not None and self.max_moves <= 30
+
+    def symmetric_states(self, state: QuixoState) -> list[tuple[QuixoState, np.ndarray]]:
+        """The 8 rotations and reflections of the board, with the action maps (see
+        ``boardgym.envs.symmetry``)."""
+        images = []
+        for targets, actions in self._symmetries:
+            stones = (permute_bits(state.stones[0], targets), permute_bits(state.stones[1], targets))
+            images.append((state._replace(stones=stones), actions))
+        return images
+
+    def symmetries(self, state: QuixoState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
+        """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""
+        return augment(self, state, policy)
 
     # -- views --------------------------------------------------------------------------------
     def observation(self, state: QuixoState, player: Player) -> Planes:

@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boardgym.envs.bitboard import bits_to_cells
+from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
 from boardgym.types import Action, IllegalActionError, Planes, Player
 
@@ -59,6 +60,9 @@ _TARGETS = tuple(
     tuple(cell_index(r + dr, c + dc) if 1 <= r + dr <= SIZE and 1 <= c + dc <= SIZE else -1 for dr, dc in _STEPS)
     for r, c in (cell_of(i) for i in range(SIZE * SIZE))
 )
+# Reflecting in the anti-diagonal fixes (4,5) and both goals: the one symmetry of the game.
+_MIRROR = cell_targets(SIZE, square_symmetries(SIZE)[7])
+_MIRROR_STEPS = np.array([_STEPS.index((-dc, -dr)) for dr, dc in _STEPS])
 _EXITS = tuple(tuple((d, t) for d, t in enumerate(targets) if t >= 0) for targets in _TARGETS)
 
 
@@ -128,6 +132,16 @@ class Rastros(GameBase[RastrosState]):
             [_distance(white, START), _distance(white, GOALS[player]), _distance(white, GOALS[1 - player]), free],
             dtype=np.float32,
         )
+
+    def symmetric_states(self, state: RastrosState) -> list[tuple[RastrosState, np.ndarray]]:
+        """The identity and the reflection in the anti-diagonal (which keeps the start and both
+        goals), with the action maps (see ``boardgym.envs.symmetry``)."""
+        mirrored = state._replace(white=_MIRROR[state.white], black=permute_bits(state.black, _MIRROR))
+        return [(state, np.arange(8)), (mirrored, _MIRROR_STEPS)]
+
+    def symmetries(self, state: RastrosState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
+        """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""
+        return augment(self, state, policy)
 
     # -- views --------------------------------------------------------------------------------
     def observation(self, state: RastrosState, player: Player) -> Planes:
