@@ -72,7 +72,8 @@ class NetworkEvaluator:
         self.positions += len(states)
         network = self.network
         was_training = network.training
-        network.eval()
+        if was_training:  # eval() walks every module: only when needed
+            network.eval()
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.float16, enabled=self.amp):
             x = torch.from_numpy(planes).to(self.device, non_blocking=True)
             mask = torch.from_numpy(legal).to(self.device, non_blocking=True)
