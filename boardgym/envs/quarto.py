@@ -5,7 +5,7 @@ Each digit is one attribute (tall/short, dark/light, square/round, hollow/solid)
 share an attribute where they have the same digit in the same place. Cells are named by
 column letter and row number, ``a1`` top-left; cell index ``4 * row + column``::
 
-       a    b    c    d
+        a    b    c    d
     1  .... .... .... ....      cell indices   0  1  2  3
     2  .... .... .... ....                     4  5  6  7
     3  .... .... .... ....                     8  9 10 11
@@ -162,7 +162,7 @@ class Quarto(GameBase[QuartoState]):
         return planes.reshape(8, 4, 4)
 
     def render(self, state: QuartoState) -> str:
-        lines = ["       " + "    ".join(LETTERS)]
+        lines = ["     " + "    ".join(LETTERS)]
         for r in range(4):
             cells = []
             for c in range(4):

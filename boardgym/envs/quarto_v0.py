@@ -9,7 +9,7 @@ Pieces 0..15 are written as their four binary digits (piece 11 = ``1011``); each
 one attribute (tall/short, dark/light, square/round, hollow/solid). Cells are ``a1``..``d4``,
 ``a1`` top-left, cell index ``4 * row + column``::
 
-       a    b    c    d
+        a    b    c    d
     1  1011 .... .... ....      cell indices   0  1  2  3
     2  .... 0110 .... ....                     4  5  6  7
     3  .... .... .... ....                     8  9 10 11
