@@ -325,18 +325,24 @@ class MCTS:
         node = root
         path: list[tuple[Node, int]] = []
         puct = self.c_puct is not None
+        c_squared = self.c_uct * self.c_uct
+        log, sqrt = math.log, math.sqrt
         while True:
             if node.terminal or not node.expanded:
                 return Leaf(node, path)
-            if not puct and node.untried < len(node.actions):
+            if puct:
+                i = self._pick_puct(node)
+            elif node.untried < len(node.actions):
                 # First tries in a random order: swap a random untried action into place.
                 i = node.untried
                 actions = node.actions
                 j = i + int(self._random.random() * (len(actions) - i))
                 actions[i], actions[j] = actions[j], actions[i]
                 node.untried += 1
-            else:
-                i = self._pick_puct(node) if puct else self._pick_uct(node)
+            else:  # UCT, inlined: this line is most of the tree's cost
+                log_term = c_squared * log(node.n)
+                scores = [w / n + sqrt(log_term / n) for w, n in zip(node.edge_w, node.edge_n, strict=True)]
+                i = scores.index(max(scores))
             path.append((node, i))
             if virtual:
                 node.edge_n[i] += 1
@@ -348,17 +354,6 @@ class MCTS:
                 node.children[i] = child
                 return Leaf(child, path)
             node = child
-
-    def _pick_uct(self, node: Node) -> int:
-        log_term = self.c_uct * self.c_uct * math.log(node.n)
-        best_i, best = 0, -math.inf
-        edge_w = node.edge_w
-        sqrt = math.sqrt
-        for i, n in enumerate(node.edge_n):
-            score = edge_w[i] / n + sqrt(log_term / n)
-            if score > best:
-                best_i, best = i, score
-        return best_i
 
     def _pick_puct(self, node: Node) -> int:
         scale = self.c_puct * math.sqrt(node.n) if node.n else self.c_puct

@@ -65,35 +65,45 @@ def _connect_four_kernel(game: Any) -> Playout:
 
     bottom = tuple(1 << (HEIGHT * c) for c in range(COLUMNS))
     top = tuple(1 << (HEIGHT * c + ROWS - 1) for c in range(COLUMNS))
-    h, d1, d2 = HEIGHT, HEIGHT - 1, HEIGHT + 1
+    column_mask = tuple((t << 1) - b for t, b in zip(top, bottom, strict=True))
+    all_tops = sum(top)
+    columns = range(COLUMNS)
+    h, h2, d1, d1x2, d2, d2x2 = HEIGHT, 2 * HEIGHT, HEIGHT - 1, 2 * (HEIGHT - 1), HEIGHT + 1, 2 * (HEIGHT + 1)
 
     def playout(state: Any, player: int, generator: random.Random) -> float:
-        boards = list(state.stones)
-        mover = state.player
-        occupied = boards[0] | boards[1]
-        open_columns = [c for c in range(COLUMNS) if not occupied & top[c]]
-        next_cell = [(occupied + bottom[c]) & (top[c] << 1) - bottom[c] for c in range(COLUMNS)]
+        black, white = state.stones
+        # ``mine`` is always the board of the player about to move; ``sign`` their result.
+        mine, theirs = (black, white) if state.player == 0 else (white, black)
+        sign = 1.0 if state.player == player else -1.0
+        occupied = black | white
+        open_columns = [c for c in columns if not occupied & top[c]]
+        next_cell = [(occupied + bottom[c]) & column_mask[c] for c in columns]
+        n = len(open_columns)
         draw = generator.random
-        while open_columns:
-            i = int(draw() * len(open_columns))
+        while n:
+            i = int(draw() * n)
             column = open_columns[i]
             cell = next_cell[column]
-            bits = boards[mover] | cell
-            boards[mover] = bits
-            pairs = bits & bits >> 1
-            if (
-                pairs & pairs >> 2
-                or (pairs := bits & bits >> h) & pairs >> 2 * h
-                or (pairs := bits & bits >> d1) & pairs >> 2 * d1
-                or (pairs := bits & bits >> d2) & pairs >> 2 * d2
-            ):
-                return 1.0 if mover == player else -1.0
-            if cell == top[column]:
-                open_columns[i] = open_columns[-1]
-                open_columns.pop()
+            mine |= cell
+            pairs = mine & mine >> 1
+            if pairs & pairs >> 2:
+                return sign
+            pairs = mine & mine >> h
+            if pairs & pairs >> h2:
+                return sign
+            pairs = mine & mine >> d1
+            if pairs & pairs >> d1x2:
+                return sign
+            pairs = mine & mine >> d2
+            if pairs & pairs >> d2x2:
+                return sign
+            if cell & all_tops:
+                n -= 1
+                open_columns[i] = open_columns[n]
             else:
                 next_cell[column] = cell << 1
-            mover ^= 1
+            mine, theirs = theirs, mine
+            sign = -sign
         return 0.0
 
     return playout
