@@ -6,11 +6,10 @@ an empty fourth cell: whoever places it there wins. The deadly pieces of a posit
 
 - the player placing a deadly piece wins now: +1000 for them;
 - the player choosing, with pieces left but none safe, must hand over a win: -1000 for them;
-- otherwise the report's "frontier" score board, reduced to what a line says about the next
-  choices: each line with two or three pieces sharing an attribute value, and room left, is a
-  line the player choosing must keep in mind. The chooser scores the safe pieces they can give
-  minus those the opponent will have left (a few safe pieces left for the opponent's choice is
-  what wins endgames).
+- otherwise a small positional term in place of the report's "frontier" score board: the
+  player choosing prefers an odd number of safe pieces (so that, as the safe pieces run out,
+  the last safe choice falls to them), and a player about to place a harmless piece scores
+  0.1 per safe piece they will then have to choose from.
 
 Move order: when choosing, safe pieces first; when placing, winning cells first.
 """
