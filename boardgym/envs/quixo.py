@@ -206,6 +206,17 @@ class Quixo(GameBase[QuixoState]):
         match = re.fullmatch(r"\s*([a-z]\d)\s*[:>\- ]?\s*([a-z]+)\s*", text.lower())
         end = _END_NAMES.get(match[2]) if match else None
         action = self._by_name.get(f"{match[1]}:{end}".lower()) if match and end else None
+        if action is None and match and end:
+            on_border = any(name.startswith(f"{match[1]}:") for name in self._by_name)
+            raise IllegalActionError(
+                f"move {text.strip()!r}: "
+                + (
+                    "a cube may not go back in at the square it came from"
+                    if on_border
+                    else "only border cubes can be taken"
+                )
+                + f"; legal moves: {self.legal_moves_text(state)}"
+            )
         if action is None:
             raise IllegalActionError(
                 f"cannot read move {text.strip()!r}: type a border cell and the end to push it in at "

@@ -113,13 +113,15 @@ def test_opponents_cube_cannot_be_taken() -> None:
 def test_a_cube_may_not_return_to_its_square() -> None:
     state = board(BOARD, 0)
     for move in ("a1:T", "a1:L", "b1:T", "a3:L", "e2:R", "d5:B"):
-        with pytest.raises(IllegalActionError, match="cannot read move"):
+        with pytest.raises(IllegalActionError, match="back in at the square it came from"):
             GAME.parse_action(state, move)
 
 
 def test_inner_cubes_cannot_be_taken() -> None:
-    with pytest.raises(IllegalActionError):
+    with pytest.raises(IllegalActionError, match="only border cubes"):
         GAME.parse_action(GAME.initial_state(), "c3:T")
+    with pytest.raises(IllegalActionError, match="cannot read move"):
+        GAME.parse_action(GAME.initial_state(), "c1 sideways")
 
 
 def test_move_notation_variants() -> None:
