@@ -14,6 +14,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "ppo": ("boardgym.train.ppo", "MaskablePPO on the gym envs, vs a fixed agent or a pool of past selves"),
     "es": ("boardgym.train.es", "evolution strategy / GA for Nim players (seed rules or nim-sum-capable weights)"),
     "coevolve": ("boardgym.train.coevolve", "coevolution of alpha-beta evaluation weights by cup tournaments"),
+    "neat": ("boardgym.train.neat", "NEAT networks (neat-python) vs random, shallow minimax and each other"),
     "alphazero": ("boardgym.train.alphazero", "AlphaZero: batched PUCT self-play, ResNet, CUDA when there"),
 }
 

@@ -4,7 +4,8 @@ A chromosome is one weight per entry of ``game.features(state, player)``; its pl
 alpha-beta whose horizon evaluation is ``weights . features`` (the ``minimax`` agent with
 ``eval=features``). There is no outside fitness: each generation plays a single-elimination
 cup. Pairs of chromosomes meet in matches of ``pairs`` game pairs (each side moves first once)
-at every depth limit in ``depths``; the one with more wins goes on (a tie is decided by a coin
+at every depth limit in ``depths``, both games of a pair opening with the same ``openings``
+random plies (alpha-beta is deterministic, so pairs would otherwise repeat); the one with more wins goes on (a tie is decided by a coin
 flip), and a chromosome's fitness is the round it reached (the winner: rounds + 1).
 
 The next generation keeps the best ``elite`` share unchanged; the rest are children of two
@@ -32,7 +33,6 @@ import numpy as np
 from boardgym.agents.coevolved import FORMAT, CoevolvedAgent, feature_count, weighted_minimax
 from boardgym.agents.tabular import check_game, game_signature
 from boardgym.envs.registry import make_game, parse_game_params
-from boardgym.evaluate.match import play_match
 from boardgym.game import Game
 from boardgym.train.common import (
     config_from_argv,
@@ -66,6 +66,7 @@ class Config:
     generations: int = option(15, "generations")
     depths: tuple[int, ...] = option((1, 2), "alpha-beta depth limits every cup match is played at")
     pairs: int = option(2, "game pairs (each side first once) per depth limit in a cup match")
+    openings: int = option(2, "random plies that open both games of a pair, so that pairs differ")
     elite: float = option(0.25, "share of the best chromosomes copied unchanged into the next generation")
     tournament_size: int = option(3, "rivals drawn for each tournament selection of a parent")
     mutation: float = option(0.2, "probability that a gene of a child is mutated")
@@ -107,7 +108,7 @@ def train(config: Config) -> Path:
     writer = make_writer(folder)
     log_hparams(writer, config)
     depth = max(config.depths)
-    cup = Cup(game, config.depths, config.pairs)
+    cup = Cup(game, config.depths, config.pairs, config.openings)
     best = population[0]
 
     def save(path: Path) -> None:
@@ -184,10 +185,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.co
 class Cup:
     """Single-elimination cup between chromosomes; fitness = the round each one reached."""
 
-    def __init__(self, game: Game, depths: tuple[int, ...], pairs: int) -> None:
+    def __init__(self, game: Game, depths: tuple[int, ...], pairs: int, openings: int = 0) -> None:
         self.game = game
         self.depths = depths
         self.pairs = pairs
+        self.openings = openings
 
     def fitness(self, population: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         fitness = np.zeros(len(population))
@@ -205,17 +207,34 @@ class Cup:
         return fitness
 
     def first_wins(self, first: np.ndarray, second: np.ndarray, rng: np.random.Generator) -> bool:
-        """Whether ``first`` wins the match (more games won; a tie is a coin flip)."""
+        """Whether ``first`` wins the match (more games won; a tie is a coin flip). Both games
+        of a pair start from the same ``openings`` random plies, each side moving first once."""
         score = 0
         for depth in self.depths:
             players = (weighted_minimax(self.game, first, depth), weighted_minimax(self.game, second, depth))
             for _ in range(self.pairs):
+                start = self.opening(rng)
                 for seat in (0, 1):
-                    seats = players if seat == 0 else players[::-1]
-                    record = play_match(self.game, seats, int(rng.integers(2**63)), record_moves=False)
-                    score += record.returns[seat] > 0
-                    score -= record.returns[1 - seat] > 0
+                    result = self.play(start, players if seat == 0 else players[::-1], rng)
+                    score += (result[seat] > 0) - (result[1 - seat] > 0)
         return score > 0 or (score == 0 and bool(rng.random() < 0.5))
+
+    def opening(self, rng: np.random.Generator) -> Any:
+        game, state = self.game, self.game.initial_state()
+        for _ in range(self.openings):
+            legal = game.legal_actions(state)
+            if game.is_terminal(state) or len(legal) < 2:
+                break
+            state = game.apply(state, legal[int(rng.integers(len(legal)))])
+        return state
+
+    def play(self, state: Any, players: tuple[Any, Any], rng: np.random.Generator) -> tuple[float, ...]:
+        game = self.game
+        for player in players:
+            player.reset(seed=int(rng.integers(2**63)))
+        while not game.is_terminal(state):
+            state = game.apply(state, players[game.current_player(state)].act(game, state))
+        return game.returns(state)
 
 
 def _next_generation(config: Config, population: np.ndarray, fitness: np.ndarray, rng: np.random.Generator):

@@ -1,0 +1,101 @@
+"""NEAT: the phenotype against neat-python's own, tiny runs in both modes, resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import neat
+import numpy as np
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from boardgym import make_agent, make_game
+from boardgym.agents.neat_agent import NeatAgent, Network, choose_move
+from boardgym.evaluate.match import play_games
+from boardgym.train import METHODS
+from boardgym.train.neat import Config, _neat_config, genome_network, train
+from boardgym.types import BoardgymError
+
+TINY = dict(
+    params="size=3",
+    population=6,
+    generations=2,
+    games_random=2,
+    games_minimax=1,
+    games_peers=1,
+    eval_every=1,
+    eval_games=4,
+    progress=False,
+)
+
+
+def test_method_is_registered() -> None:
+    assert METHODS["neat"][0] == "boardgym.train.neat"
+
+
+def test_network_matches_neat_pythons_feed_forward_network(tmp_path: Path) -> None:
+    game = make_game("quixo", size=3)
+    neat_config = _neat_config(Config(mode="policy", node_add_prob=1.0, conn_add_prob=1.0), game, tmp_path / "n.ini")
+    population = neat.Population(neat_config, seed=3)
+    genome = next(iter(population.population.values()))
+    for _ in range(5):  # grow some hidden nodes and connections
+        genome.mutate(neat_config.genome_config)
+    ours = genome_network(genome, neat_config)
+    reference = neat.nn.FeedForwardNetwork.create(genome, neat_config)
+    inputs = np.random.default_rng(0).random((3, 18))
+    expected = np.array([reference.activate(row.tolist()) for row in inputs])
+    np.testing.assert_allclose(ours.activate(inputs), expected, atol=1e-9)
+    again = Network.from_json(ours.to_json())
+    np.testing.assert_allclose(again.activate(inputs), expected, atol=1e-9)
+
+
+def test_afterstate_mode_takes_a_win_and_avoids_a_loss() -> None:
+    game = make_game("quixo", size=3)
+    silent = Network(list(range(-18, 0)), [0], [])  # scores every position 0
+    rng = np.random.default_rng(0)
+    state = game.initial_state()
+    # Play until the mover has a winning push, then check that it is chosen.
+    for _ in range(200):
+        if game.is_terminal(state):
+            state = game.initial_state()
+        player = game.current_player(state)
+        wins = [a for a in game.legal_actions(state) if game.returns(game.apply(state, a))[player] > 0]
+        if wins:
+            assert choose_move(game, silent, "afterstate", state, rng) in wins
+            return
+        state = game.apply(state, game.legal_actions(state)[int(rng.integers(len(game.legal_actions(state))))])
+    pytest.fail("no winning position met")
+
+
+@pytest.mark.parametrize("mode", ["afterstate", "policy"])
+def test_tiny_run_writes_checkpoint_and_tensorboard_and_loads_as_agent(tmp_path: Path, mode: str) -> None:
+    final = train(Config(mode=mode, run_name=mode, root=str(tmp_path), **TINY))
+    payload = torch.load(final, weights_only=True)
+    assert payload["mode"] == mode and payload["generation"] == 2
+    events = EventAccumulator(str(final.parent))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"train/best_fitness", "train/species", "eval/win_rate_vs_random", "eval/win_rate_vs_minimax"} <= tags
+    game = make_game("quixo", size=3)
+    agent = make_agent(f"neat:checkpoint={final}", game)
+    assert isinstance(agent, NeatAgent)
+    assert play_games(game, agent, "random", 4, seed=0).games == 4
+
+
+def test_resume_continues_the_generations(tmp_path: Path) -> None:
+    train(Config(run_name="r", root=str(tmp_path), **TINY))
+    with pytest.raises(BoardgymError, match="--resume"):
+        train(Config(run_name="r", root=str(tmp_path), **TINY))
+    final = train(Config(run_name="r", root=str(tmp_path), resume=True, **{**TINY, "generations": 3}))
+    assert torch.load(final, weights_only=True)["generation"] == 3
+
+
+def test_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(BoardgymError, match="--mode"):
+        train(Config(mode="value", root=str(tmp_path), **TINY))
+    with pytest.raises(BoardgymError, match="neat agent needs"):
+        make_agent("neat", make_game("quixo"))
+    with pytest.raises(BoardgymError, match="same game"):
+        final = train(Config(run_name="g", root=str(tmp_path), **TINY))
+        make_agent(f"neat:checkpoint={final}", make_game("quixo", size=4))
