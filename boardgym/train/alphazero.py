@@ -21,6 +21,7 @@ import copy
 import json
 import math
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,7 @@ class Config:
     threads: int = option(1, "torch CPU threads (self-play is Python-bound; 1 is best on small machines)")
     workers: int = option(1, "self-play processes (1: self-play in this process; one per spare CPU core pays)")
     iterations: int = option(40, "self-play / training iterations")
+    max_minutes: float = option(0.0, "stop after the iteration that would end past this many minutes (0: no limit)")
     games_per_iteration: int = option(64, "self-play games per iteration")
     parallel_games: int = option(64, "self-play games played at once (their leaves share each network call)")
     simulations: int = option(48, "PUCT simulations per self-play move")
@@ -141,8 +143,14 @@ def train(config: Config) -> Path:
     pool = SelfPlayPool(config.workers, game, str(device), amp) if config.workers > 1 else None
     try:
         progress = tqdm(range(start, config.iterations), desc=f"alphazero {game.name}", unit="it", file=sys.stderr)
+        started = time.perf_counter()
         for iteration in progress:
             step = iteration + 1
+            done = iteration - start
+            elapsed = time.perf_counter() - started
+            last = step == config.iterations or (
+                config.max_minutes > 0 and done > 0 and elapsed * (done + 1) / done > 60 * config.max_minutes
+            )
             evaluator.clear_cache()
             evaluator.reset_stats()
             if pool is not None:
@@ -177,7 +185,7 @@ def train(config: Config) -> Path:
                 "train/game_length": played.moves / max(played.games, 1),
                 "train/first_player_score": _first_player_score(played.outcomes),
             }
-            if config.eval_every and (step % config.eval_every == 0 or step == config.iterations):
+            if config.eval_every and (step % config.eval_every == 0 or last):
                 results = _evaluate(game, network, previous, opponents, config, seed=config.seed * 1_000_003 + step)
                 scalars.update(results)
                 last_scores = {
@@ -207,6 +215,8 @@ def train(config: Config) -> Path:
             }
             save_checkpoint(checkpoint_path, checkpoint_payload(network, game, **extra))
             save_checkpoint(replay_path, buffer.state_dict())
+            if last:
+                break
 
     finally:
         if pool is not None:

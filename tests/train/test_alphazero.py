@@ -154,3 +154,13 @@ def test_selfplay_in_worker_processes_feeds_the_same_loop(in_tmp: Path) -> None:
     payload = load_checkpoint(path)
     assert payload["iteration"] == 1
     assert torch.load(path.parent / "replay.pt", weights_only=True)["value"].shape[0] >= 3 * 5  # >= 5 moves a game
+
+
+def test_time_limit_stops_early_and_still_evaluates_the_last_iteration(in_tmp: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    path = train(tiny_config(in_tmp, run_name="timed", iterations=50, max_minutes=1e-9, eval_every=10))
+    assert load_checkpoint(path)["iteration"] == 2  # the first iteration times the rest
+    events = EventAccumulator(str(path.parent))
+    events.Reload()
+    assert [e.step for e in events.Scalars("eval/win_rate_vs_random")] == [2]
