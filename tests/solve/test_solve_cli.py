@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -76,3 +77,9 @@ def test_solve_blackbox_baseline_with_budget(tmp_path: Path, monkeypatch: pytest
 def test_solve_errors_are_one_clear_line(argv: list[str], message: str, capsys) -> None:
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_play_a_puzzle_in_the_terminal(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n3\n"))
+    assert main(["play", "setcover", "-p", "sets=0 1 2;2 3;4;3 4", "--seat", "random", "--seed", "1"]) == 0
+    assert "solved: return -2" in capsys.readouterr().out
