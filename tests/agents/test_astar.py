@@ -41,9 +41,9 @@ def test_astar_matches_brute_force_on_tiny_instances(size: int, sets: int, densi
         assert result.cost == len(result.actions) == brute_force_cover_size(game)
 
 
-@pytest.mark.parametrize("size, sets, density", [(20, 50, 0.2), (30, 150, 0.3)])
-def test_astar_matches_milp_on_medium_instances(size: int, sets: int, density: float) -> None:
-    for game in _instances(size, sets, density, 5):
+@pytest.mark.parametrize("size, sets, density, count", [(20, 50, 0.2, 5), (30, 150, 0.3, 5), (50, 100, 0.2, 3)])
+def test_astar_matches_milp_on_medium_instances(size: int, sets: int, density: float, count: int) -> None:
+    for game in _instances(size, sets, density, count):
         result = search(game, game.initial_state())
         assert result.optimal and _is_cover(game, result.actions)
         assert result.cost == milp_cover_size(game)
