@@ -105,6 +105,11 @@ def train(config: Config) -> Path:
     device = resolve_device(config.device)
     amp = config.amp and device.type == "cuda"
     game = make_game(config.game, **parse_game_params(config.game_params.split()))
+    if game.num_players != 2:
+        raise BoardgymError(
+            f"AlphaZero self-play trains two-player games; {game.name} has {game.num_players} player(s): "
+            "pick a two-player game (boardgym list games)"
+        )
     if config.resume and not config.run_name:
         raise BoardgymError("--resume needs --run-name NAME: the run folder to continue")
     folder = run_dir(game.name, METHOD, config.run_name or None, config.seed)

@@ -17,6 +17,7 @@ from boardgym.agents.alphazero.selfplay import (
 )
 from boardgym.agents.evaluator import Evaluator, RolloutEvaluator
 from boardgym.agents.mcts import MCTS
+from boardgym.envs.registry import GAMES
 
 
 @pytest.fixture(autouse=True)
@@ -136,3 +137,15 @@ def test_selfplay_is_reproducible_from_its_seed() -> None:
         return [state for state, _, _ in result.positions]
 
     assert moves(5) == moves(5)
+
+
+@pytest.mark.parametrize("name", [n for n in GAMES if make_game(n).num_players == 2])
+def test_selfplay_runs_on_every_two_player_game(name: str) -> None:
+    game = make_game(name)
+    settings = SelfPlaySettings(simulations=2, max_moves=60)
+    result = play_selfplay_games(
+        game, NetworkEvaluator(_network(game)), 1, parallel=1, settings=settings, rng=np.random.default_rng(0)
+    )
+    assert result.games == 1 and 0 < len(result.positions) <= 60
+    for state, policy, _ in result.positions:
+        assert policy[~game.legal_mask(state)].sum() == 0.0

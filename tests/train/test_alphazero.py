@@ -12,6 +12,7 @@ import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, load_network
+from boardgym.envs.registry import GAMES
 from boardgym.evaluate.match import play_games
 from boardgym.train import METHODS
 from boardgym.train.alphazero import Config, main, train
@@ -164,3 +165,11 @@ def test_time_limit_stops_early_and_still_evaluates_the_last_iteration(in_tmp: P
     events = EventAccumulator(str(path.parent))
     events.Reload()
     assert [e.step for e in events.Scalars("eval/win_rate_vs_random")] == [2]
+
+
+def test_one_player_puzzles_are_refused(in_tmp: Path) -> None:
+    one_player = next((n for n in GAMES if make_game(n).num_players == 1), None)
+    if one_player is None:
+        pytest.skip("no one-player game registered")
+    with pytest.raises(BoardgymError, match="two-player"):
+        train(tiny_config(in_tmp, game=one_player))
