@@ -5,6 +5,7 @@ solved 3x3 game (a first-player win) by retrograde analysis."""
 from __future__ import annotations
 
 from collections import deque
+from functools import cache
 from itertools import product
 
 import numpy as np
@@ -208,6 +209,7 @@ def test_bad_parameters_are_refused() -> None:
         make_game("quixo", max_moves=0)
 
 
+@cache
 def solve_3x3_by_retrograde_analysis() -> dict[tuple[int, int], int]:
     """The exact value (+1 win, -1 loss, absent: draw) for the player to move of every 3x3
     position without a line, written (mover's cubes, opponent's cubes). No move counter: the
