@@ -5,7 +5,9 @@ slices, slice ``s`` holding loci ``s, s + a, s + 2a, ...``, and counts the ones 
 the counts sorted in descending order ``c0 >= c1 >= ...``, the value is the sum of the counts
 equal to ``c0`` minus ``count_k * 0.1 ** (k + 1)`` summed over the remaining counts (those
 below ``c0``, in descending order, indexed ``k = 0, 1, ...``); fitness is value divided by
-the genome length, so the all-ones genome scores 1.0. For ``a = 1`` this is OneMax; for
+the genome length, so when ``a`` divides the genome length (as 1, 2, 5 and 10 divide 1000)
+the all-ones genome scores 1.0, the maximum. (Otherwise the slices differ in size and the
+best genome leaves the longer slices one short.) For ``a = 1`` this is OneMax; for
 larger ``a`` it is deceptive: in a slice that is not the fullest, every extra one costs a
 little until the slice catches up with the fullest.
 

@@ -23,6 +23,9 @@ best fitness against calls for the plots. ``run(algorithm, problem, seed=...)`` 
   the loci are probed again; at a local optimum it restarts from a new random genome. On this
   problem the groups are the interleaved slices, so the deceptive trap of a lagging slice
   (every single extra one costs fitness until the slice is full) is crossed in one move.
+  Its limit: when ``a`` does not divide the genome length the optimum needs the longer
+  slices one short of full, which no whole-group move reaches; it then stalls below it
+  (a = 3: 0.666 against 0.999) and spends its budget on restarts.
 """
 
 from __future__ import annotations

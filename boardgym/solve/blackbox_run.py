@@ -36,7 +36,9 @@ class Config:
     seed: int = option(0, "seed of the first run")
     seeds: int = option(1, "runs per instance: seeds seed, seed+1, ...")
     max_calls: int = option(200_000, "fitness-call budget of each run")
-    target: float = option(1.0, "stop a run once its best fitness reaches this")
+    target: float = option(
+        1.0, "stop a run once its best fitness reaches this (1.0 is reachable when a divides the length)"
+    )
     genome_length: int = option(1000, "bits per genome")
     run_name: str = option("", "run folder name under runs/blackbox/<algorithm>/ (default: seed and time)")
     progress: bool = option(True, "show a progress bar")
