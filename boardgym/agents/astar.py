@@ -15,7 +15,8 @@ counts the actions taken and ``h`` is ``game.heuristic(state)``; with ``use_heur
 With an admissible and consistent heuristic the first goal popped is optimal and each key is
 expanded at most once. ``max_nodes`` (expansions) and ``time_limit`` (seconds) bound the
 work; a search that runs out returns the lowest ``f`` on the frontier as a proven lower bound
-and a solution completed greedily on ``h`` (an upper bound), marked ``optimal=False``.
+and the shorter of two greedy completions (from the most advanced open node and from the
+start) as an upper bound, marked ``optimal=False``.
 
 The agents ``astar`` and ``ucs`` play the first action of the plan and replay the rest of it.
 """
