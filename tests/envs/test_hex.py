@@ -261,15 +261,3 @@ def test_3x3_winning_first_moves_by_the_perfect_agent() -> None:
 
 def test_4x4_winning_first_moves() -> None:
     assert _winning_first_moves(Hex(4)) == {"d1", "c2", "b3", "a4"}
-
-
-@pytest.mark.slow
-def test_4x4_winning_first_moves_by_the_perfect_agent() -> None:
-    game = make_game("hex", size=4)
-    values = PerfectAgent(game, seed=0).action_values(game.initial_state())
-    assert {game.action_to_str(game.initial_state(), a) for a, v in values.items() if v > 0} == {
-        "d1",
-        "c2",
-        "b3",
-        "a4",
-    }
