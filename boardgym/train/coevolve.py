@@ -6,7 +6,8 @@ alpha-beta whose horizon evaluation is ``weights . features`` (the ``minimax`` a
 cup. Pairs of chromosomes meet in matches of ``pairs`` game pairs (each side moves first once)
 at every depth limit in ``depths``, both games of a pair opening with the same ``openings``
 random plies (alpha-beta is deterministic, so pairs would otherwise repeat); the one with more wins goes on (a tie is decided by a coin
-flip), and a chromosome's fitness is the round it reached (the winner: rounds + 1).
+flip), and a chromosome's fitness is the round it reached (the winner: rounds + 1). The
+champion saved at the end wins most matches of a round robin among the final population.
 
 The next generation keeps the best ``elite`` share unchanged; the rest are children of two
 parents chosen by tournament (best fitness of ``tournament_size`` drawn at random), crossed
@@ -164,9 +165,9 @@ def train(config: Config) -> Path:
                 evaluate()
             else:
                 save(last_path)
-        # The last generation's children have not played yet: one more cup crowns the winner.
-        fitness = cup.fitness(population, rng)
-        best = population[int(np.argmax(fitness))].copy()
+        # The last generation's children have not played yet, and one cup is a lottery of
+        # pairings: a round robin of the final population crowns the champion.
+        best = population[int(np.argmax(cup.round_robin(population, rng)))].copy()
         evaluate()
         save(final_path)
     finally:
@@ -205,6 +206,15 @@ class Cup:
             round_number += 1
         fitness[alive[0]] = round_number
         return fitness
+
+    def round_robin(self, population: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Matches won by each chromosome against every other one."""
+        wins = np.zeros(len(population))
+        for a in range(len(population)):
+            for b in range(a + 1, len(population)):
+                winner = a if self.first_wins(population[a], population[b], rng) else b
+                wins[winner] += 1
+        return wins
 
     def first_wins(self, first: np.ndarray, second: np.ndarray, rng: np.random.Generator) -> bool:
         """Whether ``first`` wins the match (more games won; a tie is a coin flip). Both games

@@ -89,3 +89,10 @@ def test_clear_errors(tmp_path: Path) -> None:
         make_agent("coevolved:weights=1/2", make_game("rastros"))
     with pytest.raises(BoardgymError, match="checkpoint=PATH"):
         make_agent("coevolved", make_game("rastros"))
+
+
+def test_round_robin_counts_match_wins() -> None:
+    game = make_game("rastros")
+    toward, away = [0.0, -1.0, 1.0, 0.0], [0.0, 1.0, -1.0, 0.0]
+    wins = Cup(game, (1,), 1, openings=2).round_robin(np.array([away, toward, away]), np.random.default_rng(0))
+    assert wins[1] == 2 and wins.sum() == 3
