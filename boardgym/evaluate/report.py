@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.evaluate.match import DRAW
-from boardgym.evaluate.ratings import EloFit, TrueSkillRating, fit_elo, trueskill_ratings, wilson_interval
+from boardgym.evaluate.ratings import EloFit, EloRating, TrueSkillRating, fit_elo, trueskill_ratings, wilson_interval
 from boardgym.evaluate.tournament import Tournament
 from boardgym.train.common import atomic_write_text
 
@@ -79,7 +78,8 @@ class SoloStanding:
     mean_return: float
     return_half_width: float
     """Half the 95% normal interval of the mean return."""
-    solved: int
+    best: float
+    worst: float
     mean_length: float
     ms_per_move: float
 
@@ -127,7 +127,7 @@ def analyse(tournament: Tournament) -> Analysis:
 
 
 def solo_standings(tournament: Tournament) -> list[SoloStanding]:
-    """Mean return (with a 95% interval), puzzles solved, length and speed of each agent."""
+    """Mean return (with a 95% interval), best and worst return, length and speed of each agent."""
     names = tournament.names
     rows = []
     for i, name in enumerate(names):
@@ -142,7 +142,8 @@ def solo_standings(tournament: Tournament) -> list[SoloStanding]:
                 len(games),
                 float(returns.mean()) if len(games) else 0.0,
                 half,
-                sum(1 for r in games if r.winner != DRAW),
+                float(returns.max()) if len(games) else math.nan,
+                float(returns.min()) if len(games) else math.nan,
                 moves / len(games) if games else 0.0,
                 1000.0 * seconds / moves if moves else 0.0,
             )
@@ -164,12 +165,26 @@ def leaderboard_markdown(tournament: Tournament, analysis: Analysis | None = Non
         low, high = wilson_interval(total.wins, total.games)
         lines.append(
             f"| {rank} | {name} | {_num(elo.elo) if elo else '-'} | "
-            f"{f'{_num(elo.low)} .. {_num(elo.high)}' if elo else '-'} | "
+            f"{_interval(elo, analysis.elo.anchor) if elo and analysis.elo else '-'} | "
             f"{f'{skill.mu:.1f} +- {skill.sigma:.1f}' if skill else '-'} | {total.games} | {total.wins} | "
             f"{total.draws} | {total.losses} | {total.win_rate:.1%} ({low:.1%} .. {high:.1%}) | "
             f"{standing.ms_per_move:.3f} |"
         )
     return "\n".join(lines)
+
+
+def console_summary(tournament: Tournament) -> str:
+    """What ``boardgym evaluate`` prints: the leaderboard, and for two-player games the
+    first-move advantage and each agent's results by starting seat."""
+    if tournament.num_players == 1 or not tournament.games:
+        return leaderboard_markdown(tournament)
+    analysis = analyse(tournament)
+    parts = [leaderboard_markdown(tournament, analysis), ""]
+    if analysis.elo:
+        h = analysis.elo.first_move_advantage
+        parts.append(f"first-move advantage: {_num(h.elo)} Elo (95% CI {_num(h.low)} .. {_num(h.high)})")
+    parts += ["", _seat_table(analysis)]
+    return "\n".join(parts)
 
 
 def write_report(tournament: Tournament, out_dir: Path | str, plots: bool = True) -> list[Path]:
@@ -210,11 +225,7 @@ def _report(tournament: Tournament, analysis: Analysis) -> str:
     parts += ["## Results matrix", "", "Wins-draws-losses of the row agent against the column agent.", ""]
     parts += [_matrix(names, analysis.matrix), ""]
     parts += ["## Outcomes by starting seat", "", "Each agent's wins-draws-losses when it moved first and second.", ""]
-    parts += ["| agent | moving first | moving second | total |", "|---|---|---|---|"]
-    for s in analysis.standings:
-        parts.append(
-            f"| {s.name} | {s.as_first} ({s.as_first.score:.0%}) | {s.as_second} ({s.as_second.score:.0%}) | {s.total} |"
-        )
+    parts.append(_seat_table(analysis))
     parts += ["", "By pairing (results of the agent that moved first):", ""]
     parts += ["| first | second | W-D-L of first | score of first |", "|---|---|---|---|"]
     for a in names:
@@ -227,6 +238,15 @@ def _report(tournament: Tournament, analysis: Analysis) -> str:
     for name, title in _PLOTS.items():
         parts.append(f"![{title}]({name})")
     return "\n".join(parts) + "\n"
+
+
+def _seat_table(analysis: Analysis) -> str:
+    lines = ["| agent | W-D-L moving first (score) | W-D-L moving second (score) | W-D-L total |", "|---|---|---|---|"]
+    for s in analysis.standings:
+        lines.append(
+            f"| {s.name} | {s.as_first} ({s.as_first.score:.0%}) | {s.as_second} ({s.as_second.score:.0%}) | {s.total} |"
+        )
+    return "\n".join(lines)
 
 
 def _matrix(names: Sequence[str], matrix: dict[tuple[str, str], Record]) -> str:
@@ -253,8 +273,8 @@ def _title(tournament: Tournament) -> str:
         f"# {tournament.game}{f' ({params})' if params else ''}: "
         f"{'gauntlet' if tournament.gauntlet else 'round robin' if tournament.num_players == 2 else 'solo runs'}"
         f"\n\n{progress['games_played']} of {progress['games_scheduled']} games "
-        f"({tournament.games_per_pair} per {'pairing' if tournament.num_players == 2 else 'agent'}, "
-        f"seats alternated), seed {tournament.seed}."
+        f"({tournament.games_per_pair} per "
+        f"{'pairing, seats alternated' if tournament.num_players == 2 else 'agent'}), seed {tournament.seed}."
     )
     if progress["games_played"] < progress["games_scheduled"]:
         line += " **Unfinished**: rerun the same command with `--resume` to play the missing games."
@@ -262,21 +282,21 @@ def _title(tournament: Tournament) -> str:
 
 
 def _solo_leaderboard(rows: list[SoloStanding]) -> str:
-    lines = ["| # | agent | mean return | 95% CI | games | solved (95% CI) | mean moves | ms/move |"]
-    lines.append("|---|---|---:|---|---:|---|---:|---:|")
+    lines = ["| # | agent | mean return | 95% CI | best | worst | games | mean moves | ms/move |"]
+    lines.append("|---|---|---:|---|---:|---:|---:|---:|---:|")
     for rank, row in enumerate(rows, 1):
-        low, high = wilson_interval(row.solved, row.games)
+        low, high = row.mean_return - row.return_half_width, row.mean_return + row.return_half_width
         lines.append(
-            f"| {rank} | {row.name} | {row.mean_return:.3f} | {row.mean_return - row.return_half_width:.3f} .. "
-            f"{row.mean_return + row.return_half_width:.3f} | {row.games} | {row.solved / max(row.games, 1):.1%} "
-            f"({low:.1%} .. {high:.1%}) | {row.mean_length:.1f} | {row.ms_per_move:.3f} |"
+            f"| {rank} | {row.name} | {row.mean_return:.4g} | {low:.4g} .. {high:.4g} | {row.best:.4g} | "
+            f"{row.worst:.4g} | {row.games} | {row.mean_length:.1f} | {row.ms_per_move:.3f} |"
         )
     return "\n".join(lines)
 
 
 def _solo_report(tournament: Tournament, rows: list[SoloStanding]) -> str:
     parts = [_title(tournament), "## Leaderboard", "", _solo_leaderboard(rows), ""]
-    parts += ["A game counts as solved when its return is positive.", "", "![returns](returns.png)"]
+    parts += ["Returns are the puzzle's own (higher is better), with 95% normal intervals of the mean.", ""]
+    parts += ["![returns](returns.png)"]
     return "\n".join(parts) + "\n"
 
 
@@ -439,6 +459,10 @@ def _solo_plots(tournament: Tournament, rows: list[SoloStanding], out_dir: Path)
     ax.set_title(f"{tournament.game}: returns per agent")
     fig.savefig(path, dpi=110)
     return [path]
+
+
+def _interval(rating: EloRating, anchor: str) -> str:
+    return "anchor" if rating.name == anchor else f"{_num(rating.low)} .. {_num(rating.high)}"
 
 
 def _num(value: float) -> str:
