@@ -146,3 +146,15 @@ def test_game_params_reach_the_games(tmp_path):
 def test_bad_arguments_are_named(specs, games, match):
     with pytest.raises(BoardgymError, match=match):
         run_tournament("tictactoe", specs, games, progress=False)
+
+
+def test_perfect_never_loses_a_thousand_games_and_the_seat_split_shows_it():
+    tournament = run_tournament("tictactoe", ["random", "perfect"], 1000, workers=2, seed=0, progress=False)
+    by_seat = {0: [0, 0, 0], 1: [0, 0, 0]}  # perfect's seat -> wins, draws, losses
+    for game in tournament.games:
+        seat = game.seats.index(1)
+        winner = game.record.winner
+        by_seat[seat][0 if winner == seat else 1 if winner == -1 else 2] += 1
+    assert by_seat[0][2] == by_seat[1][2] == 0
+    assert sum(by_seat[0]) == sum(by_seat[1]) == 500
+    assert by_seat[0][0] > by_seat[1][0]  # moving first wins more often

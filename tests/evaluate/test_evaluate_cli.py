@@ -1,0 +1,65 @@
+"""`boardgym evaluate`: the command a user runs, on every registered game."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from boardgym.cli import main
+from boardgym.envs.registry import GAMES
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_evaluate_prints_leaderboard_and_writes_the_run_folder(tmp_path, capsys):
+    code = main(
+        ["evaluate", "tictactoe", "--agents", "random", "perfect", "--games", "20", "--workers", "2"]
+        + ["--run-name", "t1"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "| 1 | perfect |" in out and "first-move advantage" in out and "moving first" in out
+    folder = tmp_path / "runs" / "tictactoe" / "evaluate" / "t1"
+    assert "runs/tictactoe/evaluate/t1" in out
+    for name in ("report.md", "summary.json", "results.jsonl", "tournament.json", "ratings.png"):
+        assert (folder / name).is_file()
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["standings"][0]["agent"] == "perfect" and summary["standings"][0]["losses"] == 0
+
+
+def test_resume_extends_and_a_taken_name_is_refused(tmp_path, capsys):
+    args = ["evaluate", "nim", "-p", "heaps=1,2,3", "--agents", "random", "nimsum", "--workers", "1", "--no-plots"]
+    assert main(args + ["--games", "4", "--run-name", "n"]) == 0
+    assert main(args + ["--games", "4", "--run-name", "n"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(args + ["--games", "8", "--resume"]) == 0  # the newest run when no name is given
+    lines = (tmp_path / "runs" / "nim" / "evaluate" / "n" / "results.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["index"] for line in lines) == list(range(8))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["chess", "--agents", "random", "random"], "unknown game"),
+        (["tictactoe", "--agents", "random", "minimax:deep=3"], "no parameter 'deep'"),
+        (["tictactoe", "--agents", "random", "human"], "human agent cannot"),
+        (["tictactoe", "--agents", "random"], "at least two agents"),
+        (["nim", "-p", "rows=3", "--agents", "random", "random"], "unknown parameter"),
+    ],
+)
+def test_user_errors_are_one_clear_line(args, message, capsys, tmp_path):
+    assert main(["evaluate", *args, "--games", "2", "--workers", "1"]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").rglob("results.jsonl"))
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_registered_game_runs(game, capsys):
+    agents = ["random", "random"]
+    assert main(["evaluate", game, "--agents", *agents, "--games", "2", "--workers", "1", "--no-plots"]) == 0
+    assert "| 1 | random" in capsys.readouterr().out
