@@ -9,7 +9,9 @@ legal move leaves, wins and losses read from the rules).
 
 Fitness is the mean score (win 1, draw 1/2) over a field: ``--games-random`` games against
 ``random``, ``--games-minimax`` against ``minimax:depth=1`` and ``--games-peers`` against
-other genomes of the same generation drawn at random, seats alternating.
+other genomes of the same generation drawn at random, seats alternating. The champion saved
+at the end wins a playoff among the last generation's ``--playoff-size`` best genomes
+(``--playoff-games`` more games each against random and against minimax:depth=1).
 
 neat-python draws its mutations from Python's global ``random`` module; the run seeds it
 with ``--seed``. ``--resume`` restores neat-python's own state (a pickle beside the
@@ -25,7 +27,7 @@ import gzip
 import json
 import pickle
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +78,8 @@ class Config:
     weight_mutate_power: float = option(0.5, "standard deviation of a weight mutation")
     compatibility_threshold: float = option(3.0, "genomic distance that separates species")
     elitism: int = option(2, "best genomes of each species copied unchanged")
+    playoff_size: int = option(5, "best genomes of the last generation that meet in a final playoff")
+    playoff_games: int = option(40, "playoff games per contender against random and against minimax:depth=1")
     seed: int = option(0, "seed of neat-python's mutations, of the games and of the evaluation")
     eval_every: int = option(5, "generations between evaluations (0: end only)")
     eval_games: int = option(100, "games per evaluation and opponent, seats alternating")
@@ -121,6 +125,7 @@ def train(config: Config) -> Path:
         # The champion is this generation's best: elites are re-measured every generation, so
         # a network that was merely lucky once does not stay champion.
         champion.update(network=networks[best], fitness=float(scores[best]), generation=population.generation)
+        champion["contenders"] = [networks[i] for i in np.argsort(-scores)[: config.playoff_size]]
         writer.add_scalar("train/best_fitness", float(scores[best]), population.generation + 1)
         writer.add_scalar("train/mean_fitness", float(np.mean(scores)), population.generation + 1)
         writer.add_scalar("train/species", len(population.species.species), population.generation + 1)
@@ -177,6 +182,15 @@ def train(config: Config) -> Path:
                 save(last_path)
         if not champion:  # resumed at the end: nothing evolved in this process
             champion.update(network=Network.from_json(_load(last_path)["network"]), fitness=0.0, generation=0)
+        elif len(champion.get("contenders", [])) > 1 and config.playoff_games > 0:
+            # One generation's fitness is a few games: a playoff among its best decides.
+            playoff = Field(
+                game,
+                replace(config, games_random=config.playoff_games, games_peers=0, games_minimax=config.playoff_games),
+            )
+            scores = playoff.scores(champion["contenders"], seed=config.seed + 1)
+            champion.update(network=champion["contenders"][int(np.argmax(scores))], fitness=float(scores.max()))
+            writer.add_scalar("train/playoff_best", float(scores.max()), population.generation)
         evaluate()
         save(final_path)
     finally:
