@@ -218,7 +218,7 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
 def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
     import os
 
-    from boardgym.evaluate.report import console_summary, write_report
+    from boardgym.evaluate.report import analyse, console_summary, write_report
     from boardgym.evaluate.tournament import evaluate_folder, run_tournament
 
     out_dir = evaluate_folder(args.game, args.run_name, args.seed, args.resume)
@@ -239,8 +239,9 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
         print(f"finish them with the same command and: --run-name {out_dir.name} --resume", file=sys.stderr)
         return 130
-    files = write_report(tournament, out_dir, plots=not args.no_plots)
-    print(console_summary(tournament))
+    analysis = analyse(tournament) if tournament.num_players == 2 and tournament.games else None
+    files = write_report(tournament, out_dir, plots=not args.no_plots, analysis=analysis)
+    print(console_summary(tournament, analysis))
     print(f"\n{len(tournament.games)} games; report, results and plots in {out_dir}/:")
     print("  " + "  ".join(path.name for path in files))
     return 0

@@ -25,10 +25,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 import trueskill
-from scipy.stats import norm
 
 from boardgym.types import BoardgymError
 
@@ -233,4 +233,4 @@ def _names(results: Sequence[GameResult]) -> list[str]:
 def _z(confidence: float) -> float:
     if not 0 < confidence < 1:
         raise BoardgymError(f"confidence {confidence} must be between 0 and 1, e.g. 0.95")
-    return float(norm.ppf(0.5 + confidence / 2))
+    return NormalDist().inv_cdf(0.5 + confidence / 2)

@@ -173,12 +173,12 @@ def leaderboard_markdown(tournament: Tournament, analysis: Analysis | None = Non
     return "\n".join(lines)
 
 
-def console_summary(tournament: Tournament) -> str:
+def console_summary(tournament: Tournament, analysis: Analysis | None = None) -> str:
     """What ``boardgym evaluate`` prints: the leaderboard, and for two-player games the
     first-move advantage and each agent's results by starting seat."""
     if tournament.num_players == 1 or not tournament.games:
         return leaderboard_markdown(tournament)
-    analysis = analyse(tournament)
+    analysis = analysis or analyse(tournament)
     parts = [leaderboard_markdown(tournament, analysis), ""]
     if analysis.elo:
         h = analysis.elo.first_move_advantage
@@ -187,7 +187,9 @@ def console_summary(tournament: Tournament) -> str:
     return "\n".join(parts)
 
 
-def write_report(tournament: Tournament, out_dir: Path | str, plots: bool = True) -> list[Path]:
+def write_report(
+    tournament: Tournament, out_dir: Path | str, plots: bool = True, analysis: Analysis | None = None
+) -> list[Path]:
     """Write ``report.md``, ``summary.json`` and the plots; returns the paths written."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -199,7 +201,7 @@ def write_report(tournament: Tournament, out_dir: Path | str, plots: bool = True
         if plots and tournament.games:
             written += _solo_plots(tournament, rows, out_dir)
     else:
-        analysis = analyse(tournament)
+        analysis = analysis or analyse(tournament)
         markdown = _report(tournament, analysis)
         summary = _summary(tournament, analysis)
         if plots and tournament.games:
