@@ -144,15 +144,20 @@ def run_tournament(
     record_moves: bool = True,
     start_method: str | None = None,
 ) -> Tournament:
-    """Play the tournament and return it with every game. See the module doc for the schedule
-    and the files. ``workers=1`` plays in this process (agent objects need that, or the
-    ``fork`` start method); ``out_dir=None`` writes nothing."""
+    """Play the tournament and return it with every game (sorted by index). See the module doc
+    for the schedule and the files; ``out_dir=None`` writes nothing.
+
+    ``specs`` are agent spec strings, built once in each worker, or agent objects (those need
+    ``workers=1``, which plays in this process, or the ``fork`` start method, the default on
+    Linux; with ``spawn`` they must pickle). ``record_moves=False`` keeps the move lists out of
+    the records and the results file."""
     game_params = dict(game_params or {})
     game = make_game(game_name, **game_params)
     if game.num_players not in (1, 2):
         raise BoardgymError(f"tournaments handle one- and two-player games; {game_name} has {game.num_players} players")
-    if len(specs) < (1 if game.num_players == 1 else 2):
-        raise BoardgymError(f"a tournament on {game_name} needs at least two agents, got {list(specs)}")
+    if len(specs) < game.num_players:
+        needed = "one agent" if game.num_players == 1 else "at least two agents"
+        raise BoardgymError(f"a tournament on {game_name} needs {needed}, got {list(specs)}; list them after --agents")
     if games_per_pair < 1:
         raise BoardgymError(f"games per pairing {games_per_pair} must be at least 1, e.g. --games 100")
     if workers < 1:
@@ -176,7 +181,7 @@ def run_tournament(
     done = {played.index for played in tournament.games}
     todo = [fixture for fixture in tournament.schedule() if fixture.index not in done]
     bar = _progress_bar(len(done) + len(todo), len(done), game_name, progress)
-    results = open(results_path, "a") if results_path is not None else None  # noqa: SIM115
+    results = open(results_path, "a") if results_path is not None else None
     plays = _play_all(game, game_params, specs, seed, todo, workers, record_moves, start_method)
     try:
         for played in plays:

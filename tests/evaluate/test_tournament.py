@@ -139,6 +139,7 @@ def test_game_params_reach_the_games(tmp_path):
     "specs, games, match",
     [
         (["random"], 2, "at least two agents"),
+        (["random"], 2, "after --agents"),
         (["random", "nobody"], 2, "unknown agent"),
         (["random", "random"], 0, "at least 1"),
     ],
@@ -158,3 +159,18 @@ def test_perfect_never_loses_a_thousand_games_and_the_seat_split_shows_it():
     assert by_seat[0][2] == by_seat[1][2] == 0
     assert sum(by_seat[0]) == sum(by_seat[1]) == 500
     assert by_seat[0][0] > by_seat[1][0]  # moving first wins more often
+
+
+def test_spawned_workers_play_the_same_games():
+    specs = ["random", "perfect"]
+    spawned = run_tournament("tictactoe", specs, 4, workers=2, seed=9, progress=False, start_method="spawn")
+    assert moves_by_index(spawned) == moves_by_index(run_tournament("tictactoe", specs, 4, seed=9, progress=False))
+
+
+def test_agent_objects_play_in_process():
+    game = make_game("tictactoe")
+    agent = RandomAgent(game, seed=0)
+    agent.spec = "my-random"
+    tournament = run_tournament("tictactoe", [agent, "perfect"], 6, seed=0, progress=False, record_moves=False)
+    assert tournament.names == ("my-random", "perfect")
+    assert all(g.record.moves == () for g in tournament.games)
