@@ -33,7 +33,6 @@ import numpy as np
 
 from boardgym.agents.coevolved import FORMAT, CoevolvedAgent, feature_count, weighted_minimax
 from boardgym.agents.tabular import check_game, game_signature
-from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.game import Game
 from boardgym.train.common import (
     config_from_argv,
@@ -46,7 +45,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import evaluate_agent
+from boardgym.train.evaluation import evaluate_agent, game_from_options
 from boardgym.types import BoardgymError
 
 METHOD = "coevolve"
@@ -62,7 +61,9 @@ class Config:
     """Coevolve evaluation weights by cup tournaments of alpha-beta players."""
 
     game: str = option("rastros", "game with features(state, player): rastros")
-    params: str = option("", "game parameters KEY=VALUE separated by ';'")
+    game_params: str = option(
+        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
+    )
     population: int = option(16, "chromosomes per generation (a power of two, for the cup)")
     generations: int = option(15, "generations")
     depths: tuple[int, ...] = option((1, 2), "alpha-beta depth limits every cup match is played at")
@@ -84,7 +85,7 @@ class Config:
 def train(config: Config) -> Path:
     """Coevolve and return the path of the final checkpoint (``coevolved:checkpoint=PATH``)."""
     _check_config(config)
-    game = make_game(config.game, **parse_game_params([p for p in config.params.split(";") if p.strip()]))
+    game = game_from_options(config.game, config.game_params)
     size = feature_count(game)
     if game.num_players != 2:
         raise BoardgymError(f"coevolution plays two-player games; {game.name} has {game.num_players} player(s)")

@@ -33,7 +33,6 @@ from boardgym.agents.evolved_nim import FORMAT, GENOMES, EvolvedNimAgent, NimPol
 from boardgym.agents.nim_perfect import mover_wins, winning_moves
 from boardgym.agents.tabular import check_game, game_signature
 from boardgym.envs.nim import Nim, NimState
-from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.train.common import (
     config_from_argv,
     config_to_dict,
@@ -45,7 +44,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import evaluate_agent
+from boardgym.train.evaluation import evaluate_agent, game_from_options
 from boardgym.types import Action, BoardgymError
 
 METHOD = "es"
@@ -56,7 +55,9 @@ class Config:
     """Evolve a Nim player: (mu, lambda) or (mu + lambda), tournament or roulette selection."""
 
     game: str = option("nim", "game: nim only (its parameters via --params)")
-    params: str = option("", "game parameters KEY=VALUE separated by ';', e.g. 'heaps=3,4,5;misere=true'")
+    game_params: str = option(
+        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
+    )
     genome: str = option("weights", "genome: weights (linear evaluation, can express nim-sum) or rules (seed's)")
     strategy: str = option("plus", "survivors: plus (mu + lambda) or comma (mu, lambda)")
     selection: str = option("tournament", "parent selection: tournament or roulette")
@@ -79,7 +80,7 @@ class Config:
 def train(config: Config) -> Path:
     """Evolve and return the path of the final checkpoint (``es:checkpoint=PATH``)."""
     _check_config(config)
-    game = make_game(config.game, **parse_game_params([p for p in config.params.split(";") if p.strip()]))
+    game = game_from_options(config.game, config.game_params)
     if not isinstance(game, Nim):
         raise BoardgymError(f"es evolves Nim players; --game {config.game!r} is not nim (try coevolve or neat)")
     folder = run_dir(game.name, METHOD, config.run_name, config.seed, config.root)

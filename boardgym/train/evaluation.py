@@ -1,4 +1,4 @@
-"""Periodic evaluation during training: a learner against fixed opponents, seats swapped.
+"""The game a training script plays, and periodic evaluation during training: a learner against fixed opponents, seats swapped.
 
 Every training script logs ``eval/win_rate_vs_<name>``, ``eval/draw_rate_vs_<name>`` and
 ``eval/loss_rate_vs_<name>`` for ``random`` and for the strongest baseline the game has
@@ -8,12 +8,20 @@ in-process checks; ``boardgym evaluate`` measures a finished agent properly.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import AGENTS, make_agent
+from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.evaluate.match import play_games
 from boardgym.game import Game
+
+
+def game_from_options(name: str, game_params: str) -> Game:
+    """The game a training config names: ``--game quixo --game-params 'size=3'`` (items
+    separated by spaces or ';', values as in ``boardgym play -p``)."""
+    return make_game(name, **parse_game_params([item for item in re.split(r"[;\s]+", game_params) if item]))
 
 
 def baseline_spec(game: Game) -> str | None:

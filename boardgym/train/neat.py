@@ -38,7 +38,6 @@ from neat.graphs import feed_forward_layers
 from boardgym.agents.minimax import MinimaxAgent
 from boardgym.agents.neat_agent import ACTIVATIONS, FORMAT, MODES, NeatAgent, Network, choose_move
 from boardgym.agents.tabular import check_game, game_signature
-from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.game import Game
 from boardgym.train.common import (
     atomic_write_bytes,
@@ -51,7 +50,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import evaluate_agent
+from boardgym.train.evaluation import evaluate_agent, game_from_options
 from boardgym.types import BoardgymError
 
 METHOD = "neat"
@@ -63,7 +62,9 @@ class Config:
     """Evolve game-playing networks with NEAT against random, shallow minimax and each other."""
 
     game: str = option("quixo", "two-player game (boardgym list games)")
-    params: str = option("", "game parameters KEY=VALUE separated by ';', e.g. 'size=4'")
+    game_params: str = option(
+        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
+    )
     mode: str = option(
         "afterstate", "afterstate (score the position each move leaves) or policy (one output per action)"
     )
@@ -92,7 +93,7 @@ class Config:
 def train(config: Config) -> Path:
     """Evolve and return the path of the final checkpoint (``neat:checkpoint=PATH``)."""
     _check_config(config)
-    game = make_game(config.game, **parse_game_params([p for p in config.params.split(";") if p.strip()]))
+    game = game_from_options(config.game, config.game_params)
     if game.num_players != 2:
         raise BoardgymError(f"neat plays two-player games; {game.name} has {game.num_players} player(s)")
     folder = run_dir(game.name, METHOD, config.run_name, config.seed, config.root)

@@ -35,7 +35,7 @@ from boardgym.agents.base import BaseAgent
 from boardgym.agents.ppo import FORMAT, PPOAgent
 from boardgym.agents.random_agent import RandomAgent
 from boardgym.agents.tabular import check_game, game_signature
-from boardgym.envs.registry import GAMES, make_game, parse_game_params
+from boardgym.envs.registry import GAMES
 from boardgym.game import Game
 from boardgym.train.common import (
     config_from_argv,
@@ -48,7 +48,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import eval_opponents, evaluate_agent
+from boardgym.train.evaluation import eval_opponents, evaluate_agent, game_from_options
 from boardgym.types import Action, BoardgymError
 
 METHOD = "ppo"
@@ -59,7 +59,9 @@ class Config:
     """MaskablePPO on a boardgym single-agent env, against a fixed agent or a pool of its past selves."""
 
     game: str = option("connect_four", "game to train on (boardgym list games)")
-    params: str = option("", "game parameters KEY=VALUE separated by ';', e.g. 'heaps=3,4,5;misere=true'")
+    game_params: str = option(
+        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
+    )
     opponent: str = option("random", "agent spec the learner plays against, or 'self' for a pool of past policies")
     seat: str = option("random", "learner's seat: 0 (first), 1 (second) or random each episode")
     timesteps: int = option(300_000, "environment steps (learner moves) to train for")
@@ -92,8 +94,8 @@ def train(config: Config) -> Path:
     """Train and return the path of the final checkpoint (``ppo:checkpoint=PATH``)."""
     _check_config(config)
     torch.set_num_threads(config.threads)
-    game_params = parse_game_params([p for p in config.params.split(";") if p.strip()])
-    game = make_game(config.game, **game_params)
+    game = game_from_options(config.game, config.game_params)
+    game_params = game.params()
     if game.num_players != 2:
         raise BoardgymError(f"ppo trains on two-player games; {game.name} has {game.num_players} player(s)")
     folder = run_dir(game.name, METHOD, config.run_name, config.seed, config.root)

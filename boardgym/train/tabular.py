@@ -19,7 +19,6 @@ from typing import Any
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
 from boardgym.agents.tabular import FORMAT, TabularAgent, ValueTable, check_game, game_signature
-from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.game import Game
 from boardgym.train.common import (
     config_to_dict,
@@ -31,7 +30,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import eval_opponents, evaluate_agent
+from boardgym.train.evaluation import eval_opponents, evaluate_agent, game_from_options
 from boardgym.types import BoardgymError
 
 Episode = Callable[[float], tuple[float, ...]]
@@ -46,7 +45,9 @@ class TabularConfig:
     """Fields shared by the tabular methods (each method's ``Config`` sets its defaults)."""
 
     game: str = option("tictactoe", "game to train on: tictactoe, nim, quixo with size=3 (small games only)")
-    params: str = option("", "game parameters KEY=VALUE separated by ';', e.g. 'heaps=1,3,5;misere=true'")
+    game_params: str = option(
+        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
+    )
     opponent: str = option("self", "'self' for self-play, or the agent spec to train against, e.g. random")
     episodes: int = option(100_000, "training episodes (games)")
     alpha: float = option(0.5, "step size of the value updates")
@@ -72,7 +73,7 @@ def epsilon_at(config: TabularConfig, episode: int) -> float:
 def train_tabular(config: TabularConfig, method: str, make_episode: EpisodeFactory) -> Path:
     """Run ``method`` with ``config``; returns the path of the final checkpoint."""
     _check_config(config)
-    game = make_game(config.game, **parse_game_params([p for p in config.params.split(";") if p.strip()]))
+    game = game_from_options(config.game, config.game_params)
     folder = run_dir(game.name, method, config.run_name, config.seed, config.root)
     last_path, final_path = folder / "checkpoint.pt", folder / "final.pt"
     rand = random.Random(config.seed)

@@ -35,7 +35,7 @@ def test_tiny_run_writes_checkpoint_tensorboard_and_loads_as_agent(tmp_path: Pat
 def test_self_play_wins_small_nim_against_random(tmp_path: Path) -> None:
     # heaps 2,3,4: the first player wins with perfect play (nim-sum 5), random mostly errs.
     final = train(
-        Config(game="nim", params="heaps=2,3,4", run_name="n", root=str(tmp_path), **{**TINY, "episodes": 8000})
+        Config(game="nim", game_params="heaps=2,3,4", run_name="n", root=str(tmp_path), **{**TINY, "episodes": 8000})
     )
     game = make_game("nim", heaps=(2, 3, 4))
     summary = play_games(game, f"montecarlo:checkpoint={final}", "random", 100, seed=1)

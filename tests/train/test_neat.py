@@ -18,7 +18,7 @@ from boardgym.train.neat import Config, _neat_config, genome_network, train
 from boardgym.types import BoardgymError
 
 TINY = dict(
-    params="size=3",
+    game_params="size=3",
     population=6,
     generations=2,
     games_random=2,

@@ -86,7 +86,7 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_main_reads_the_command_line(tmp_path: Path, capsys) -> None:
-    argv = ["--game", "nim", "--params", "heaps=2,3", "--episodes", "300", "--eval-games", "4"]
+    argv = ["--game", "nim", "--game-params", "heaps=2,3", "--episodes", "300", "--eval-games", "4"]
     assert main([*argv, "--root", str(tmp_path), "--run-name", "cli", "--no-progress"]) == 0
     assert (tmp_path / "nim" / "qlearning" / "cli" / "final.pt").exists()
     assert "qlearning:checkpoint=" in capsys.readouterr().out
@@ -94,7 +94,7 @@ def test_main_reads_the_command_line(tmp_path: Path, capsys) -> None:
 
 def test_self_play_learns_perfect_nim(tmp_path: Path) -> None:
     final = train(
-        Config(game="nim", params="heaps=2,3,4", run_name="n", root=str(tmp_path), **{**TINY, "episodes": 6000})
+        Config(game="nim", game_params="heaps=2,3,4", run_name="n", root=str(tmp_path), **{**TINY, "episodes": 6000})
     )
     game = make_game("nim", heaps=(2, 3, 4))
     assert never_loses(game, TabularAgent(game, checkpoint=final))
