@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.evaluate.ratings import EloFit, EloRating, TrueSkillRating, fit_elo, trueskill_ratings, wilson_interval
 from boardgym.evaluate.plots import PLOTS, solo_plots, tournament_plots
+from boardgym.evaluate.ratings import EloFit, EloRating, TrueSkillRating, fit_elo, trueskill_ratings, wilson_interval
 from boardgym.evaluate.tournament import Tournament
 from boardgym.train.common import atomic_write_text
 
