@@ -239,6 +239,10 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
         print(f"finish them with the same command and: --run-name {out_dir.name} --resume", file=sys.stderr)
         return 130
+    except Exception:
+        if (out_dir / "results.jsonl").is_file() and (out_dir / "results.jsonl").stat().st_size:
+            print(f"the games finished before the error are kept in {out_dir}/results.jsonl", file=sys.stderr)
+        raise
     analysis = analyse(tournament) if tournament.num_players == 2 and tournament.games else None
     files = write_report(tournament, out_dir, plots=not args.no_plots, analysis=analysis)
     print(console_summary(tournament, analysis))

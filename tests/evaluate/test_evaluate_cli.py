@@ -6,8 +6,23 @@ import json
 
 import pytest
 
+from boardgym.agents import AGENTS, AgentEntry
+from boardgym.agents.random_agent import RandomAgent
 from boardgym.cli import main
 from boardgym.envs.registry import GAMES
+
+
+class FailingAgent(RandomAgent):
+    """Random play that raises ``FailingAgent.error`` from its fifth game on (None: never)."""
+
+    error: type[BaseException] | None = None
+    games = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        FailingAgent.games += 1
+        if FailingAgent.error is not None and FailingAgent.games > 4:
+            raise FailingAgent.error("agent failure")
 
 
 @pytest.fixture(autouse=True)
@@ -63,3 +78,24 @@ def test_every_registered_game_runs(game, capsys):
     agents = ["random", "random"]
     assert main(["evaluate", game, "--agents", *agents, "--games", "2", "--workers", "1", "--no-plots"]) == 0
     assert "| 1 | random" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("error, code", [(KeyboardInterrupt, 130), (RuntimeError, None)])
+def test_a_failure_keeps_the_finished_games_for_resume(error, code, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(AGENTS, "failing", AgentEntry(f"{__name__}:FailingAgent", "test agent"))
+    monkeypatch.setattr(FailingAgent, "games", 0)
+    monkeypatch.setattr(FailingAgent, "error", error)
+    args = ["evaluate", "tictactoe", "--agents", "failing", "random", "--games", "10", "--workers", "1"]
+    args += ["--run-name", "f", "--no-plots"]
+    if code is None:
+        with pytest.raises(error):
+            main(args)
+    else:
+        assert main(args) == code
+    err = capsys.readouterr().err
+    assert "runs/tictactoe/evaluate/f/results.jsonl" in err
+    results = tmp_path / "runs" / "tictactoe" / "evaluate" / "f" / "results.jsonl"
+    assert len(results.read_text().splitlines()) == 4
+    monkeypatch.setattr(FailingAgent, "error", None)
+    assert main([*args, "--resume"]) == 0
+    assert len(results.read_text().splitlines()) == 10
