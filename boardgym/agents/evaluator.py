@@ -59,6 +59,9 @@ class RolloutEvaluator:
             self._kernel_game, self._kernel = game, playout_kernel(game)
         kernel = self._kernel if self.kernels else None
         generator, rollouts = self._random, self.rollouts
+        if kernel is not None and rollouts == 1:  # the common case, without the generator
+            current_player = game.current_player
+            return [kernel(state, current_player(state), generator) for state in states]
         values = []
         for state in states:
             player = game.current_player(state)

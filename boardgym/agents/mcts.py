@@ -68,7 +68,9 @@ class Node:
     """A state in the tree; its edges are parallel lists indexed like ``actions``.
 
     ``edge_n[i]``/``edge_w[i]``: visits and summed value (for ``player``, who chooses the
-    edge) of ``actions[i]``; ``children[i]`` the node it leads to, ``None`` until visited.
+    edge) of ``actions[i]``; under UCT also ``edge_q[i]`` (mean value) and ``edge_r[i]``
+    (``1 / sqrt(visits)``), kept up to date by the backup so that selection, which reads every
+    edge at every level, does no division or square root; ``children[i]`` the node it leads to, ``None`` until visited.
     ``actions`` is empty until the node is expanded (evaluated); terminal nodes never are.
     """
 
@@ -84,6 +86,8 @@ class Node:
         "children",
         "edge_n",
         "edge_w",
+        "edge_q",
+        "edge_r",
         "n",
         "untried",
     )
@@ -100,6 +104,8 @@ class Node:
         self.children: list[Node | None] = []
         self.edge_n: list[float] = []
         self.edge_w: list[float] = []
+        self.edge_q: list[float] = []
+        self.edge_r: list[float] = []
         self.n = 0.0
         self.untried = 0  # UCT: actions[untried:] have never been tried
 
@@ -181,11 +187,24 @@ class MCTS:
         done = 0
         limit = self.simulations
         batch = self.batch_size
+        values_only = self.c_puct is None and getattr(self.evaluator, "values", None)
         while limit is None or done < limit:
-            want = batch if limit is None else min(batch, limit - done)
-            leaves = self._gather(root, want)
-            self._evaluate(leaves)
-            done += max(1, len(leaves))
+            if batch == 1 and values_only:  # plain UCT: one leaf at a time, no prior arrays
+                leaf = self._select(root)
+                node = leaf.node
+                if node.terminal:
+                    returns = node.terminal_returns
+                    value = returns[node.player] if returns else 0.0
+                else:
+                    value = values_only(self.game, [node.state])[0]
+                    self._expand(node, None)
+                self._backup(leaf.path, node.player, value, virtual=False)
+                done += 1
+            else:
+                want = batch if limit is None else min(batch, limit - done)
+                leaves = self._gather(root, want)
+                self._evaluate(leaves)
+                done += max(1, len(leaves))
             if deadline is not None and _time.perf_counter() >= deadline:
                 break
         self.last_simulations = done
@@ -325,7 +344,7 @@ class MCTS:
         node = root
         path: list[tuple[Node, int]] = []
         puct = self.c_puct is not None
-        c_squared = self.c_uct * self.c_uct
+        c_uct = self.c_uct
         log, sqrt = math.log, math.sqrt
         while True:
             if node.terminal or not node.expanded:
@@ -340,14 +359,18 @@ class MCTS:
                 actions[i], actions[j] = actions[j], actions[i]
                 node.untried += 1
             else:  # UCT, inlined: this line is most of the tree's cost
-                log_term = c_squared * log(node.n)
-                scores = [w / n + sqrt(log_term / n) for w, n in zip(node.edge_w, node.edge_n, strict=True)]
+                explore = c_uct * sqrt(log(node.n))
+                scores = [q + explore * r for q, r in zip(node.edge_q, node.edge_r, strict=True)]
                 i = scores.index(max(scores))
             path.append((node, i))
             if virtual:
-                node.edge_n[i] += 1
+                n = node.edge_n[i] + 1
+                node.edge_n[i] = n
                 node.edge_w[i] -= _VIRTUAL_LOSS
                 node.n += 1
+                if not puct:
+                    node.edge_q[i] = node.edge_w[i] / n
+                    node.edge_r[i] = n**-0.5
             child = node.children[i]
             if child is None:
                 child = Node(game, game.apply(node.state, node.actions[i]))
@@ -397,17 +420,26 @@ class MCTS:
         node.children = [None] * len(actions)
         node.edge_n = [0.0] * len(actions)
         node.edge_w = [0.0] * len(actions)
+        if self.c_puct is None:
+            node.edge_q = [0.0] * len(actions)
+            node.edge_r = [0.0] * len(actions)
         node.expanded = True
 
     def _backup(self, path: list[tuple[Node, int]], leaf_player: int, value: float, *, virtual: bool) -> None:
+        uct = self.c_puct is None
         for node, i in path:
+            n, w = node.edge_n[i], node.edge_w[i]
             if virtual:  # undo the virtual visit and loss added on the way down
-                node.edge_n[i] -= 1
-                node.edge_w[i] += _VIRTUAL_LOSS
+                n -= 1
+                w += _VIRTUAL_LOSS
                 node.n -= 1
-            node.edge_n[i] += 1
-            node.edge_w[i] += value if node.player == leaf_player else -value
+            n += 1
+            w += value if node.player == leaf_player else -value
+            node.edge_n[i], node.edge_w[i] = n, w
             node.n += 1
+            if uct:
+                node.edge_q[i] = w / n
+                node.edge_r[i] = n**-0.5
 
     def _add_root_noise(self, root: Node) -> None:
         if not root.expanded or len(root.actions) < 2:

@@ -80,6 +80,21 @@ def _connect_four_kernel(game: Any) -> Playout:
         next_cell = [(occupied + bottom[c]) & column_mask[c] for c in columns]
         n = len(open_columns)
         draw = generator.random
+        # Nobody has four before the seventh disc on the board: no tests until then.
+        quiet = max(0, 6 - occupied.bit_count())
+        while quiet and n:
+            i = int(draw() * n)
+            column = open_columns[i]
+            cell = next_cell[column]
+            mine |= cell
+            if cell & all_tops:
+                n -= 1
+                open_columns[i] = open_columns[n]
+            else:
+                next_cell[column] = cell << 1
+            mine, theirs = theirs, mine
+            sign = -sign
+            quiet -= 1
         while n:
             i = int(draw() * n)
             column = open_columns[i]
