@@ -45,3 +45,15 @@ def test_each_heuristic_scores_random_positions(game_name: str) -> None:
 def test_unknown_name_lists_the_choices() -> None:
     with pytest.raises(BoardgymError, match="choose eval= one of: windows, random"):
         make_heuristic(make_game("connect_four"), "dijkstra")
+
+
+def test_feature_weights_plug_in_and_are_checked() -> None:
+    game = make_game("rastros")
+    state = game.initial_state()
+    features = game.features(state, 0)
+    weighted = make_heuristic(game, "features", weights=[1.0, 2.0, 3.0, 4.0])
+    assert weighted.evaluate(state, 0) == pytest.approx(float(features @ np.array([1.0, 2.0, 3.0, 4.0])))
+    with pytest.raises(BoardgymError, match="4 features but 2 weights"):
+        make_heuristic(game, "features", weights=[1.0, 2.0])
+    with pytest.raises(BoardgymError, match="eval=features only"):
+        make_heuristic(game, "paths", weights=[1.0, 2.0, 3.0, 4.0])
