@@ -95,30 +95,41 @@ def _connect_four_kernel(game: Any) -> Playout:
             mine, theirs = theirs, mine
             sign = -sign
             quiet -= 1
-        while n:
+        while n:  # two plies per pass, so that neither board nor sign is swapped
             i = int(draw() * n)
             column = open_columns[i]
             cell = next_cell[column]
             mine |= cell
-            pairs = mine & mine >> 1
-            if pairs & pairs >> 2:
+            if (
+                (pairs := mine & mine >> 1) & pairs >> 2
+                or (pairs := mine & mine >> h) & pairs >> h2
+                or (pairs := mine & mine >> d1) & pairs >> d1x2
+                or (pairs := mine & mine >> d2) & pairs >> d2x2
+            ):
                 return sign
-            pairs = mine & mine >> h
-            if pairs & pairs >> h2:
-                return sign
-            pairs = mine & mine >> d1
-            if pairs & pairs >> d1x2:
-                return sign
-            pairs = mine & mine >> d2
-            if pairs & pairs >> d2x2:
-                return sign
+            if cell & all_tops:
+                n -= 1
+                if not n:
+                    break
+                open_columns[i] = open_columns[n]
+            else:
+                next_cell[column] = cell << 1
+            i = int(draw() * n)
+            column = open_columns[i]
+            cell = next_cell[column]
+            theirs |= cell
+            if (
+                (pairs := theirs & theirs >> 1) & pairs >> 2
+                or (pairs := theirs & theirs >> h) & pairs >> h2
+                or (pairs := theirs & theirs >> d1) & pairs >> d1x2
+                or (pairs := theirs & theirs >> d2) & pairs >> d2x2
+            ):
+                return -sign
             if cell & all_tops:
                 n -= 1
                 open_columns[i] = open_columns[n]
             else:
                 next_cell[column] = cell << 1
-            mine, theirs = theirs, mine
-            sign = -sign
         return 0.0
 
     return playout
