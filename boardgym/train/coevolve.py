@@ -45,7 +45,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import evaluate_agent, game_from_options
+from boardgym.train.evaluation import check_run_folder, evaluate_agent, game_from_options
 from boardgym.types import BoardgymError
 
 METHOD = "coevolve"
@@ -94,18 +94,13 @@ def train(config: Config) -> Path:
     rng = np.random.default_rng(config.seed)
     population = rng.uniform(-1.0, 1.0, (config.population, size))
     generation = 0
+    check_run_folder(folder, config.resume, last_path)
     if config.resume:
-        if not last_path.exists():
-            raise BoardgymError(f"--resume: no checkpoint in {str(folder)!r}; check --run-name or drop --resume")
         payload = load_checkpoint(last_path)
         check_game(payload, game, last_path)
         population = payload["population"].numpy()
         generation = int(payload["generation"])
         rng.bit_generator.state = json.loads(payload["rng_state"])
-    elif last_path.exists() or final_path.exists():
-        raise BoardgymError(
-            f"run folder {str(folder)!r} already holds a checkpoint; pass --resume to continue it or another --run-name"
-        )
     write_config(folder / "config.json", config, method=METHOD)
     writer = make_writer(folder)
     log_hparams(writer, config)

@@ -44,7 +44,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import evaluate_agent, game_from_options
+from boardgym.train.evaluation import check_run_folder, evaluate_agent, game_from_options
 from boardgym.types import Action, BoardgymError
 
 METHOD = "es"
@@ -89,9 +89,8 @@ def train(config: Config) -> Path:
     size = genome_size(game, config.genome)
     population = _initial(config.genome, config.mu, size, rng)
     generation = 0
+    check_run_folder(folder, config.resume, last_path)
     if config.resume:
-        if not last_path.exists():
-            raise BoardgymError(f"--resume: no checkpoint in {str(folder)!r}; check --run-name or drop --resume")
         payload = load_checkpoint(last_path)
         check_game(payload, game, last_path)
         if payload["genome_kind"] != config.genome:
@@ -99,10 +98,6 @@ def train(config: Config) -> Path:
         population = payload["population"].numpy()
         generation = int(payload["generation"])
         rng.bit_generator.state = json.loads(payload["rng_state"])
-    elif last_path.exists() or final_path.exists():
-        raise BoardgymError(
-            f"run folder {str(folder)!r} already holds a checkpoint; pass --resume to continue it or another --run-name"
-        )
     write_config(folder / "config.json", config, method=METHOD)
     writer = make_writer(folder)
     log_hparams(writer, config)

@@ -1,4 +1,5 @@
-"""The game a training script plays, and periodic evaluation during training: a learner against fixed opponents, seats swapped.
+"""What the training scripts share beyond ``common``: the game a config names, the run
+folder check for ``--resume``, and periodic evaluation during training: a learner against fixed opponents, seats swapped.
 
 Every training script logs ``eval/win_rate_vs_<name>``, ``eval/draw_rate_vs_<name>`` and
 ``eval/loss_rate_vs_<name>`` for ``random`` and for the strongest baseline the game has
@@ -9,6 +10,7 @@ in-process checks; ``boardgym evaluate`` measures a finished agent properly.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from boardgym.agents.base import Agent
@@ -16,6 +18,18 @@ from boardgym.agents.registry import AGENTS, make_agent
 from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.evaluate.match import play_games
 from boardgym.game import Game
+from boardgym.types import BoardgymError
+
+
+def check_run_folder(folder: Path, resume: bool, resume_from: Path) -> None:
+    """Refuse to resume a run without ``resume_from``, and to start a new run over a folder
+    that already holds one (``resume_from`` or ``final.pt``)."""
+    if resume and not resume_from.exists():
+        raise BoardgymError(f"--resume: no {resume_from.name} in {str(folder)!r}; check --run-name or drop --resume")
+    if not resume and (resume_from.exists() or (folder / "final.pt").exists()):
+        raise BoardgymError(
+            f"run folder {str(folder)!r} already holds a run; pass --resume to continue it or another --run-name"
+        )
 
 
 def game_from_options(name: str, game_params: str) -> Game:

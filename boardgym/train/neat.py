@@ -50,7 +50,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import evaluate_agent, game_from_options
+from boardgym.train.evaluation import check_run_folder, evaluate_agent, game_from_options
 from boardgym.types import BoardgymError
 
 METHOD = "neat"
@@ -98,17 +98,12 @@ def train(config: Config) -> Path:
         raise BoardgymError(f"neat plays two-player games; {game.name} has {game.num_players} player(s)")
     folder = run_dir(game.name, METHOD, config.run_name, config.seed, config.root)
     state_path, last_path, final_path = folder / STATE_FILE, folder / "checkpoint.pt", folder / "final.pt"
+    check_run_folder(folder, config.resume, state_path)
     neat_config = _neat_config(config, game, folder / "neat.ini")
     if config.resume:
-        if not state_path.exists():
-            raise BoardgymError(f"--resume: no {STATE_FILE} in {str(folder)!r}; check --run-name or drop --resume")
         if last_path.exists():
             check_game(_load(last_path), game, last_path)
         population = neat.Checkpointer.restore_checkpoint(str(state_path), new_config=neat_config)
-    elif state_path.exists() or final_path.exists():
-        raise BoardgymError(
-            f"run folder {str(folder)!r} already holds a run; pass --resume to continue it or another --run-name"
-        )
     else:
         population = neat.Population(neat_config, seed=config.seed)
     write_config(folder / "config.json", config, method=METHOD)

@@ -48,7 +48,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import eval_opponents, evaluate_agent, game_from_options
+from boardgym.train.evaluation import check_run_folder, eval_opponents, evaluate_agent, game_from_options
 from boardgym.types import Action, BoardgymError
 
 METHOD = "ppo"
@@ -101,15 +101,10 @@ def train(config: Config) -> Path:
     folder = run_dir(game.name, METHOD, config.run_name, config.seed, config.root)
     last_path, final_path = folder / "checkpoint.pt", folder / "final.pt"
     resumed = None
+    check_run_folder(folder, config.resume, last_path)
     if config.resume:
-        if not last_path.exists():
-            raise BoardgymError(f"--resume: no checkpoint in {str(folder)!r}; check --run-name or drop --resume")
         resumed = load_checkpoint(last_path)
         check_game(resumed, game, last_path)
-    elif last_path.exists() or final_path.exists():
-        raise BoardgymError(
-            f"run folder {str(folder)!r} already holds a checkpoint; pass --resume to continue it or another --run-name"
-        )
     write_config(folder / "config.json", config, method=METHOD)
 
     pool: list[PPOAgent] = []

@@ -30,7 +30,7 @@ from boardgym.train.common import (
     save_checkpoint,
     write_config,
 )
-from boardgym.train.evaluation import eval_opponents, evaluate_agent, game_from_options
+from boardgym.train.evaluation import check_run_folder, eval_opponents, evaluate_agent, game_from_options
 from boardgym.types import BoardgymError
 
 Episode = Callable[[float], tuple[float, ...]]
@@ -79,18 +79,13 @@ def train_tabular(config: TabularConfig, method: str, make_episode: EpisodeFacto
     rand = random.Random(config.seed)
     table = ValueTable(game)
     done = 0
+    check_run_folder(folder, config.resume, last_path)
     if config.resume:
-        if not last_path.exists():
-            raise BoardgymError(f"--resume: no checkpoint in {str(folder)!r}; check --run-name or drop --resume")
         payload = load_checkpoint(last_path)
         check_game(payload, game, last_path)
         table = ValueTable.from_payload(game, payload)
         done = int(payload["episodes_done"])
         rand.setstate(_tuple_state(json.loads(payload["rng_state"])))
-    elif last_path.exists() or final_path.exists():
-        raise BoardgymError(
-            f"run folder {str(folder)!r} already holds a checkpoint; pass --resume to continue it or another --run-name"
-        )
     write_config(folder / "config.json", config, method=method)
 
     opponent = None if config.opponent == "self" else make_agent(config.opponent, game, seed=config.seed + 1)
