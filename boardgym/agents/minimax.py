@@ -254,6 +254,11 @@ class MinimaxAgent(BaseAgent):
             raise BoardgymError(f"minimax time={time} must be a positive number of seconds")
         if exact and depth is not None:
             raise BoardgymError("minimax exact=true searches to the end of the game: leave depth out")
+        if exact and time is None and not getattr(game, "solvable_by_search", False):
+            raise BoardgymError(
+                f"{game!r} is too large to search to the end: add time=SECONDS to exact=true "
+                "(iterative deepening until then), or use depth=N"
+            )
         if depth is None and time is None and not exact:
             depth = 3
         self.heuristic = make_heuristic(game, eval, rng=self.rng)

@@ -126,3 +126,6 @@ def test_bad_specs_are_explained() -> None:
         make_agent("minimax:eval=dijkstra", game)
     with pytest.raises(BoardgymError, match="leave depth out"):
         make_agent("minimax:depth=3,exact=true", game)
+    with pytest.raises(BoardgymError, match="too large to search to the end"):
+        make_agent("minimax:exact=true", make_game("connect_four"))
+    assert make_agent("minimax:exact=true,time=0.1", make_game("connect_four")) is not None
