@@ -234,7 +234,7 @@ class MinimaxAgent(BaseAgent):
     Parameters: ``depth`` (plies; default 3 when no time is given), ``time`` (seconds per
     move, iterative deepening; with ``depth`` both limits apply), ``eval`` (the heuristic's
     name, default the game's own; ``boardgym.agents.heuristics.HEURISTICS`` lists them),
-    ``exact`` (no depth limit: search to the end, for small games).
+    ``exact`` (no depth limit: search to the end; games too large for that need ``time=``).
     """
 
     def __init__(
