@@ -60,11 +60,18 @@ def _has_four(bits: int) -> bool:
 
 
 class ConnectFourState(NamedTuple):
-    """``stones[p]`` is player p's bitboard; ``outcome`` is -1 ongoing, 0/1 winner, 2 draw."""
+    """``black``/``white``: the bitboards of player 0 / player 1; ``outcome`` is -1 ongoing,
+    0/1 winner, 2 draw. Flat fields rather than a pair: one tuple per move in playouts."""
 
-    stones: tuple[int, int]
+    black: int
+    white: int
     player: int
     outcome: int
+
+    @property
+    def stones(self) -> tuple[int, int]:
+        """Both bitboards, indexed by player (the convention every game's state follows)."""
+        return (self.black, self.white)
 
 
 class ConnectFour(GameBase[ConnectFourState]):
@@ -74,7 +81,7 @@ class ConnectFour(GameBase[ConnectFourState]):
     observation_shape = (2, ROWS, COLUMNS)
 
     def initial_state(self) -> ConnectFourState:
-        return ConnectFourState((0, 0), 0, ONGOING)
+        return ConnectFourState(0, 0, 0, ONGOING)
 
     def current_player(self, state: ConnectFourState) -> Player:
         return state.player
@@ -82,11 +89,10 @@ class ConnectFour(GameBase[ConnectFourState]):
     def legal_actions(self, state: ConnectFourState) -> list[Action]:
         if state.outcome != ONGOING:
             return []
-        stones = state.stones
-        return list(_OPEN_COLUMNS[(stones[0] | stones[1]) & _TOPS])
+        return list(_OPEN_COLUMNS[(state.black | state.white) & _TOPS])
 
     def apply(self, state: ConnectFourState, action: Action) -> ConnectFourState:
-        (black, white), player, outcome = state
+        black, white, player, outcome = state
         occupied = black | white
         if outcome != ONGOING or not 0 <= action < COLUMNS or occupied & _TOP[action]:
             self.check_legal(state, action)
@@ -108,7 +114,7 @@ class ConnectFour(GameBase[ConnectFourState]):
             outcome = player
         elif occupied | cell == _FULL:
             outcome = DRAW
-        return _new_state(ConnectFourState, ((black, white), 1 - player, outcome))
+        return _new_state(ConnectFourState, (black, white, 1 - player, outcome))
 
     def is_terminal(self, state: ConnectFourState) -> bool:
         return state.outcome != ONGOING

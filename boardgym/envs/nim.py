@@ -60,6 +60,7 @@ class Nim(GameBase[NimState]):
         self._memo = math.prod(h + 1 for h in self.heaps) <= 200_000
         self._legal: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._children: dict[NimState, tuple[NimState | None, ...]] = {}
+        self._no_heaps = (0,) * len(self.heaps)
 
     def params(self) -> dict[str, object]:
         return {"heaps": self.heaps, "misere": self.misere, "k": self.k}
@@ -102,7 +103,7 @@ class Nim(GameBase[NimState]):
         return heaps[:heap] + (left,) + heaps[heap + 1 :]
 
     def is_terminal(self, state: NimState) -> bool:
-        return not any(state.heaps)
+        return state.heaps == self._no_heaps
 
     def returns(self, state: NimState) -> tuple[float, float]:
         if any(state.heaps):

@@ -38,7 +38,6 @@ _HAS_LINE = tuple(any(mask & line == line for line in LINES) for mask in range(5
 _FREE_CELLS = tuple(tuple(c for c in range(9) if not mask >> c & 1) for mask in range(512))
 
 ONGOING, DRAW = -1, 2
-_new_state = tuple.__new__  # builds a NamedTuple without its keyword-argument __new__
 
 
 class TicTacToeState(NamedTuple):
@@ -55,6 +54,11 @@ class TicTacToe(GameBase[TicTacToeState]):
     num_actions = 9
     observation_shape = (2, 3, 3)
 
+    def __init__(self) -> None:
+        # The state after each action (None where illegal), filled as positions are met: the
+        # whole game has only 5,478 positions.
+        self._children: dict[TicTacToeState, tuple[TicTacToeState | None, ...]] = {}
+
     def initial_state(self) -> TicTacToeState:
         return TicTacToeState((0, 0), 0, ONGOING)
 
@@ -68,10 +72,18 @@ class TicTacToe(GameBase[TicTacToeState]):
         return list(_FREE_CELLS[stones[0] | stones[1]])
 
     def apply(self, state: TicTacToeState, action: Action) -> TicTacToeState:
+        children = self._children.get(state)
+        if children is None:
+            children = self._children[state] = tuple(self._child(state, a) for a in range(9))
+        if not 0 <= action < 9 or (child := children[action]) is None:
+            self.check_legal(state, action)
+        return child
+
+    def _child(self, state: TicTacToeState, action: Action) -> TicTacToeState | None:
         (x, o), player, outcome = state
         occupied = x | o
-        if outcome != ONGOING or not 0 <= action < 9 or occupied >> action & 1:
-            self.check_legal(state, action)
+        if outcome != ONGOING or occupied >> action & 1:
+            return None
         if player == 0:
             x |= 1 << action
             won = _HAS_LINE[x]
@@ -82,7 +94,7 @@ class TicTacToe(GameBase[TicTacToeState]):
             outcome = player
         elif occupied | 1 << action == FULL:
             outcome = DRAW
-        return _new_state(TicTacToeState, ((x, o), 1 - player, outcome))
+        return TicTacToeState((x, o), 1 - player, outcome)
 
     def is_terminal(self, state: TicTacToeState) -> bool:
         return state.outcome != ONGOING
