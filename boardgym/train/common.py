@@ -29,6 +29,7 @@ from boardgym.types import BoardgymError
 
 C = TypeVar("C")
 RUNS_ROOT = Path("runs")
+GAME_PARAMS = "game_params"  # the config field that holds a game's KEY=VALUE parameters
 
 
 def option(default: Any, help: str) -> Any:
@@ -47,13 +48,24 @@ def build_parser(config_cls: type, prog: str, description: str | None = None) ->
 
 
 def add_config_arguments(parser: argparse.ArgumentParser, config_cls: type) -> None:
-    """One ``--field-name`` option per dataclass field, typed from its annotation."""
+    """One ``--field-name`` option per dataclass field, typed from its annotation. A
+    ``game_params`` field also takes ``-p KEY=VALUE``, repeatable, as ``play`` and ``evaluate`` do."""
     hints = typing.get_type_hints(config_cls)
     for field in dataclasses.fields(config_cls):
         kind = _base_type(hints[field.name])
         flag = "--" + field.name.replace("_", "-")
         help_text = field.metadata.get("help", "")
-        if kind is bool:
+        if field.name == GAME_PARAMS:
+            parser.add_argument(
+                "-p",
+                flag,
+                dest=field.name,
+                action="append",
+                default=[],
+                metavar="KEY=VALUE",
+                help=help_text + " (repeatable: -p size=3 -p max_moves=40)",
+            )
+        elif kind is bool:
             parser.add_argument(
                 flag, dest=field.name, action=argparse.BooleanOptionalAction, default=field.default, help=help_text
             )
@@ -70,7 +82,9 @@ def config_from_args(config_cls: type[C], args: argparse.Namespace) -> C:
     values = {}
     for field in dataclasses.fields(config_cls):
         value = getattr(args, field.name)
-        if _base_type(hints[field.name]) is tuple and isinstance(value, str):
+        if field.name == GAME_PARAMS:
+            value = " ".join(value) if value else field.default
+        elif _base_type(hints[field.name]) is tuple and isinstance(value, str):
             value = tuple(_parse_item(v) for v in value.split(",") if v.strip())
         values[field.name] = value
     return config_cls(**values)

@@ -76,3 +76,20 @@ def test_checkpoints_with_arbitrary_objects_are_refused(tmp_path) -> None:
     torch.save({"object": ToyConfig()}, path)
     with pytest.raises(BoardgymError, match="cannot be read"):
         load_checkpoint(path)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    game: str = option("quixo", "game")
+    game_params: str = option("", "game parameters, space separated KEY=VALUE")
+
+
+def test_game_params_take_the_same_p_option_as_play_and_evaluate() -> None:
+    assert (
+        config_from_argv(GameConfig, ["-p", "size=3", "-p", "max_moves=40"], "toy").game_params == "size=3 max_moves=40"
+    )
+    assert (
+        config_from_argv(GameConfig, ["--game-params", "size=3 max_moves=40"], "toy").game_params
+        == "size=3 max_moves=40"
+    )
+    assert config_from_argv(GameConfig, [], "toy").game_params == ""
