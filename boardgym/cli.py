@@ -11,6 +11,7 @@ import importlib
 import sys
 from collections.abc import Callable
 
+from boardgym import __version__
 from boardgym.agents.registry import AGENTS, make_agent
 from boardgym.envs.registry import GAMES, make_game, parse_game_params
 from boardgym.train import METHODS
@@ -38,7 +39,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="boardgym", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="boardgym",
+        description="Board games and puzzles as Gymnasium / PettingZoo envs, with agents, training and tournaments.",
+        epilog="boardgym COMMAND --help shows each command's options; boardgym list shows what exists.",
+    )
+    parser.add_argument("--version", action="version", version=f"boardgym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in COMMANDS:
         add(sub)
