@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from boardgym.bench import optional_import
 from boardgym.envs.registry import make_game
 
 
@@ -65,8 +66,8 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     rows = [p for p in PAIRINGS if args.games is None or p.name in args.games or p.game in args.games]
-    pettingzoo_classic = _optional("pettingzoo.classic")
-    pyspiel = _optional("pyspiel")
+    pyspiel = optional_import("pyspiel")
+    missing_peer = pyspiel is None
     print(
         f"random play; steps/s (higher is better), best of {args.rounds} alternating rounds "
         f"of {args.seconds:g} s each\n"
@@ -76,11 +77,12 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
     for pairing in rows:
         ours = partial(aec_steps_per_second, _our_aec_env(pairing))
         peer, note = None, "no peer game"
-        if pairing.pettingzoo and pettingzoo_classic is None:
-            note = "PettingZoo classic not installed"
-        elif pairing.pettingzoo:
-            module = importlib.import_module(f"pettingzoo.classic.{pairing.pettingzoo}")
-            peer = partial(aec_steps_per_second, module.env())
+        if pairing.pettingzoo:
+            module = optional_import(f"pettingzoo.classic.{pairing.pettingzoo}")  # needs pygame, rlcard...
+            if module is None:
+                note, missing_peer = "PettingZoo classic not installed", True
+            else:
+                peer = partial(aec_steps_per_second, module.env())
         _row(pairing.name, *_best_of(ours, peer, args), note)
     print("\nrules API (random playouts)")
     _header("ours", "OpenSpiel")
@@ -94,7 +96,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
                 openspiel_steps_per_second, pyspiel.load_game(pairing.openspiel, pairing.openspiel_params or {})
             )
         _row(pairing.name, *_best_of(ours, peer, args), note)
-    if pettingzoo_classic is None or pyspiel is None:
+    if missing_peer:
         print("\nfor the peer libraries: pip install -e '.[bench]'")
     return 0
 
@@ -174,13 +176,6 @@ def _playouts(
 def _our_aec_env(pairing: Pairing) -> Any:
     module = importlib.import_module(f"boardgym.envs.{pairing.game}_v0")
     return module.env(**pairing.params)
-
-
-def _optional(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        return None
 
 
 def _header(ours: str, peer: str) -> None:

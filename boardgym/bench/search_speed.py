@@ -20,7 +20,6 @@ machine does not land on one side only. A missing OpenSpiel is skipped with a no
 from __future__ import annotations
 
 import argparse
-import importlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from boardgym.agents.heuristics import make_heuristic
 from boardgym.agents.mcts import MCTS
 from boardgym.agents.minimax import AlphaBeta
 from boardgym.agents.registry import make_agent
+from boardgym.bench import optional_import
 from boardgym.envs.registry import make_game
 
 UCT_C = 1.4
@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
     parser.add_argument("--games", nargs="*", default=None, help="only these games (default: all)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    pyspiel = _optional("pyspiel")
-    python_mcts = _optional("open_spiel.python.algorithms.mcts")
+    pyspiel = optional_import("pyspiel")
+    python_mcts = optional_import("open_spiel.python.algorithms.mcts")
     wanted = set(args.games) if args.games else None
     rows = [g for g in GAMES if wanted is None or g.game in wanted or g.label in wanted]
 
@@ -205,13 +205,6 @@ def _best_of(sides: dict[str, Callable[[float, int], float] | None], args: argpa
             if measure is not None:
                 best[name] = max(best[name], measure(args.seconds, args.seed + round_))
     return best
-
-
-def _optional(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        return None
 
 
 def _num(value: float | None) -> str:
