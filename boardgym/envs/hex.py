@@ -27,6 +27,8 @@ bit-parallel flood fill of a handful of shifts per step, fast on 19x19.
 from __future__ import annotations
 
 import re
+from itertools import chain
+from operator import getitem
 from typing import NamedTuple
 
 import numpy as np
@@ -106,8 +108,8 @@ class Hex(GameBase[HexState]):
             return []
         black, white = state.stones
         empty = self._board & ~(black | white)
-        empty_bytes = empty.to_bytes(self._num_bytes, "little")
-        legal = [a for table, b in zip(self._byte_actions, empty_bytes, strict=True) for a in table[b]]
+        # Byte by byte through the tables, with the loop in C (chain/map): the hottest line of a playout.
+        legal = list(chain.from_iterable(map(getitem, self._byte_actions, empty.to_bytes(self._num_bytes, "little"))))
         if self.swap and self._swap_allowed(state):
             legal.append(self.num_cells)
         return legal
