@@ -1,7 +1,8 @@
 """AlphaZero: self-play with PUCT search, a replay buffer, and a residual policy/value network.
 
     boardgym train alphazero --game tictactoe
-    python -m boardgym.train.alphazero --game connect_four --blocks 4 --channels 64 --simulations 100
+    python -m boardgym.train.alphazero --game connect_four --blocks 3 --channels 48 --simulations 48 \
+        --games-per-iteration 96 --parallel-games 48 --temperature-moves 10 --max-minutes 120
 
 Each iteration: ``games_per_iteration`` self-play games, ``parallel_games`` at a time with all
 their leaves evaluated in one network call (``boardgym.agents.alphazero.selfplay``); their
@@ -12,7 +13,8 @@ Elo curve). Silver et al. 2018 is the model; defaults are sized for Tic-Tac-Toe 
 
 Writes ``runs/<game>/alphazero/<run-name>/``: ``config.json``, TensorBoard events,
 ``checkpoint.pt`` (latest; what ``alphazero:checkpoint=PATH`` loads), ``replay.pt`` (for
-``--resume``). ``--device auto`` uses CUDA when available, with float16 autocast there.
+``--resume``). ``--device auto`` uses CUDA when available, with float16 autocast there;
+``--workers N`` plays self-play in N processes; ``--max-minutes`` bounds the wall time.
 """
 
 from __future__ import annotations
