@@ -1,8 +1,8 @@
 """AlphaZero: self-play with PUCT search, a replay buffer, and a residual policy/value network.
 
     boardgym train alphazero --game tictactoe
-    python -m boardgym.train.alphazero --game connect_four --blocks 3 --channels 48 --simulations 48 \
-        --games-per-iteration 96 --parallel-games 48 --temperature-moves 10 --max-minutes 120
+    python -m boardgym.train.alphazero --game connect_four --blocks 3 --channels 48 --simulations 48
+        --games-per-iteration 96 --parallel-games 48 --temperature-moves 10 --max-minutes 120   (one line)
 
 Each iteration: ``games_per_iteration`` self-play games, ``parallel_games`` at a time with all
 their leaves evaluated in one network call (``boardgym.agents.alphazero.selfplay``); their
