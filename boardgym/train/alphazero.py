@@ -295,8 +295,11 @@ def _evaluate(
         results[f"eval/draw_rate_vs_{name}"] = summary.draws / summary.games
         results[f"eval/loss_rate_vs_{name}"] = summary.losses / summary.games
         results[f"eval/score_vs_{name}"] = summary.score
-    old = AlphaZeroAgent(game, network=previous, simulations=config.eval_simulations, c_puct=config.c_puct)
-    old.spec = "alphazero-previous"
+    # Two greedy networks would replay the same two games: both draw their first two moves.
+    opening = {"simulations": config.eval_simulations, "c_puct": config.c_puct, "temperature": 1.0}
+    me = AlphaZeroAgent(game, network=network, temperature_moves=2, **opening)
+    old = AlphaZeroAgent(game, network=previous, temperature_moves=2, **opening)
+    me.spec, old.spec = "alphazero", "alphazero-previous"
     summary = play_games(game, me, old, config.eval_games, seed=seed)
     results["eval/win_rate_vs_previous"] = summary.win_rate
     results["eval/score_vs_previous"] = summary.score

@@ -73,3 +73,18 @@ def test_device_auto_falls_back_to_cpu_without_cuda() -> None:
     assert resolve_device("auto").type == expected
     with pytest.raises(BoardgymError, match="device"):
         resolve_device("warp-drive")
+
+
+def test_temperature_moves_samples_only_the_opening(tmp_path: Path) -> None:
+    game = make_game("connect_four")
+    path = _checkpoint(tmp_path, game)
+    agent = make_agent(f"alphazero:checkpoint={path},simulations=32,temperature=1,temperature_moves=1", game)
+    later = game.apply(game.apply(game.initial_state(), 3), 3)
+    openings, replies = set(), set()
+    for seed in range(8):
+        agent.reset(seed=seed)
+        openings.add(agent.act(game, game.initial_state()))
+        agent.tree.reset()  # the same fresh search for the second move, whatever the first was
+        replies.add(agent.act(game, later))
+    assert len(openings) > 1  # drawn in proportion to visits
+    assert len(replies) == 1  # greedy from the second move on

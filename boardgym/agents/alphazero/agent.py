@@ -32,7 +32,8 @@ class AlphaZeroAgent(BaseAgent):
     Parameters: ``checkpoint`` (a file written by ``boardgym train alphazero``),
     ``simulations`` per move (0: the network's policy alone), ``c_puct`` (exploration),
     ``batch`` (leaves per network call, virtual loss between them), ``temperature`` (0: most
-    visited move; 1: draw in proportion to visits), ``reuse`` (keep the subtree of the move
+    visited move; 1: draw in proportion to visits), ``temperature_moves`` (apply the
+    temperature to this many of the agent's first moves of each game only; 0: to every move), ``reuse`` (keep the subtree of the move
     played), ``device`` (cpu, cuda or auto), ``threads`` (torch CPU threads of this process;
     1 suits the small networks of board games, 0 leaves torch's setting alone).
     """
@@ -47,6 +48,7 @@ class AlphaZeroAgent(BaseAgent):
         c_puct: float = 1.5,
         batch: int = 1,
         temperature: float = 0.0,
+        temperature_moves: int = 0,
         reuse: bool = True,
         device: str = "cpu",
         threads: int = 1,
@@ -67,6 +69,8 @@ class AlphaZeroAgent(BaseAgent):
         self.network = network
         self.simulations = simulations
         self.temperature = temperature
+        self.temperature_moves = temperature_moves
+        self.moves_played = 0  # this game's, for temperature_moves
         self.reuse = reuse
         self.evaluator = NetworkEvaluator(network, device=next(network.parameters()).device, cache_size=50_000)
         self.tree = MCTS(
@@ -80,12 +84,15 @@ class AlphaZeroAgent(BaseAgent):
         if not self.reuse:
             self.tree.reset()
         root = self.tree.search(state)
-        action = self.tree.choose(root, self.temperature)
+        sampling = self.temperature_moves == 0 or self.moves_played < self.temperature_moves
+        action = self.tree.choose(root, self.temperature if sampling else 0.0)
+        self.moves_played += 1
         self.tree.advance(action)
         return action
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
+        self.moves_played = 0
         self.tree.reset()
         self.tree.rng = self.rng
 
