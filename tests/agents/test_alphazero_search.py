@@ -149,3 +149,20 @@ def test_selfplay_runs_on_every_two_player_game(name: str) -> None:
     assert result.games == 1 and 0 < len(result.positions) <= 60
     for state, policy, _ in result.positions:
         assert policy[~game.legal_mask(state)].sum() == 0.0
+
+
+def test_random_openings_vary_the_first_move_of_greedy_self_play() -> None:
+    game = make_game("tictactoe")
+    network = _network(game)
+
+    def second_positions(random_opening_moves: int) -> set:
+        settings = SelfPlaySettings(
+            simulations=8, temperature_moves=0, dirichlet_alpha=0.0, random_opening_moves=random_opening_moves
+        )
+        result = play_selfplay_games(
+            game, NetworkEvaluator(network), 12, parallel=12, settings=settings, rng=np.random.default_rng(4)
+        )
+        return {state for state, _, _ in result.positions if _stones(state) == 1}
+
+    assert len(second_positions(0)) == 1  # greedy search without noise: one opening
+    assert len(second_positions(1)) > 3

@@ -7,8 +7,9 @@ backs them up: the batch the network sees is ``games in flight x leaves_per_game
 what keeps a GPU busy. ``leaves_per_game`` > 1 takes several leaves per tree per step with
 virtual loss between them.
 
-Moves: for the first ``temperature_moves`` moves of a game the move is drawn in proportion to
-the visit counts, later the most visited move is played (AlphaZero's schedule). Every
+Moves: the first ``random_opening_moves`` moves are uniformly random (every opening gets
+played and answered); up to ``temperature_moves`` moves are drawn in proportion to the visit
+counts, later the most visited move is played (AlphaZero's schedule). Every
 position is recorded with its visit distribution; when the game ends, each position gets the
 final result for the player who was to move there.
 """
@@ -36,6 +37,10 @@ class SelfPlaySettings:
     dirichlet_alpha: float = 1.0
     dirichlet_fraction: float = 0.25
     temperature_moves: int = 4
+    random_opening_moves: int = 0
+    """The first moves of every game are uniformly random legal moves (their positions are still
+    recorded with the search's visit policy), so openings the network would never choose get
+    played and answered too."""
     leaves_per_game: int = 1
     max_moves: int = 0
     """Stop a game after this many moves and score it as the rules' returns say (0: no limit)."""
@@ -140,8 +145,10 @@ def play_selfplay_games(
             root = tree.root
             assert root is not None and root.state == slot.state
             slot.history.append((slot.state, game.current_player(slot.state), tree.policy(root, 1.0)))
-            temperature = 1.0 if slot.moves < settings.temperature_moves else 0.0
-            action = tree.choose(root, temperature)
+            if slot.moves < settings.random_opening_moves:
+                action = root.actions[int(tree.rng.integers(len(root.actions)))]
+            else:
+                action = tree.choose(root, 1.0 if slot.moves < settings.temperature_moves else 0.0)
             tree.advance(action)
             slot.state = game.apply(slot.state, action)
             slot.moves += 1
