@@ -81,7 +81,7 @@ class Config:
     dirichlet_alpha: float = option(0.0, "root Dirichlet noise alpha in self-play (0: 10 / num_actions, at most 1)")
     dirichlet_fraction: float = option(0.25, "weight of the root noise")
     temperature_moves: int = option(4, "moves drawn in proportion to visits at the start of a game; then greedy")
-    random_opening_moves: int = option(1, "uniformly random first moves of every self-play game (explores openings)")
+    random_opening_moves: int = option(2, "uniformly random first moves of every self-play game (explores openings)")
     max_moves: int = option(0, "score a self-play game as a draw after this many moves (0: no limit)")
     blocks: int = option(2, "residual blocks")
     channels: int = option(32, "channels per convolution")
