@@ -71,7 +71,7 @@ class Config:
     amp: bool = option(True, "float16 autocast for network calls and training (CUDA only)")
     threads: int = option(1, "torch CPU threads (self-play is Python-bound; 1 is best on small machines)")
     workers: int = option(1, "self-play processes (1: self-play in this process; one per spare CPU core pays)")
-    iterations: int = option(40, "self-play / training iterations")
+    iterations: int = option(60, "self-play / training iterations")
     max_minutes: float = option(0.0, "stop after the iteration that would end past this many minutes (0: no limit)")
     games_per_iteration: int = option(64, "self-play games per iteration")
     parallel_games: int = option(64, "self-play games played at once (their leaves share each network call)")
