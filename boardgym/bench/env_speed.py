@@ -186,4 +186,4 @@ def _row(name: str, ours: float, peer: float | None, note: str) -> None:
     if peer is None:
         print(f"  {name:<16}{ours:>14,.0f}{'-':>14}{'':>9}  ({note})")
     else:
-        print(f"  {name:<16}{ours:>14,.0f}{peer:>14,.0f}{ours / peer:>8.1f}x")
+        print(f"  {name:<16}{ours:>14,.0f}{peer:>14,.0f}{ours / peer:>8.2f}x")

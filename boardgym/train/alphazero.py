@@ -12,8 +12,8 @@ few games against fixed opponents and against the network of the previous evalua
 Elo curve). Silver et al. 2018 is the model; defaults are sized for Tic-Tac-Toe on a CPU.
 
 Writes ``runs/<game>/alphazero/<run-name>/``: ``config.json``, TensorBoard events,
-``checkpoint.pt`` (latest; what ``alphazero:checkpoint=PATH`` loads), ``replay.pt`` (for
-``--resume``). ``--device auto`` uses CUDA when available, with float16 autocast there;
+``checkpoint.pt`` (the latest state, for ``--resume``, with ``replay.pt``) and, at the end,
+``final.pt`` (what ``alphazero:checkpoint=PATH`` loads; ``checkpoint.pt`` loads too). ``--device auto`` uses CUDA when available, with float16 autocast there;
 ``--workers N`` plays self-play in N processes; ``--max-minutes`` bounds the wall time.
 """
 
@@ -43,6 +43,7 @@ from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.evaluate.match import play_games
 from boardgym.game import Game
 from boardgym.train.common import (
+    atomic_write_bytes,
     config_from_argv,
     config_to_dict,
     load_checkpoint,
@@ -231,13 +232,17 @@ def train(config: Config) -> Path:
         if pool is not None:
             pool.close()
     writer.close()
-    return checkpoint_path
+    # The agent's file, as every training method leaves one: the last network (checkpoint.pt
+    # goes on being the resumable state of the run).
+    final_path = folder / "final.pt"
+    atomic_write_bytes(final_path, checkpoint_path.read_bytes())
+    return final_path
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.alphazero") -> int:
     config = config_from_argv(Config, argv, prog)
     path = train(config)
-    print(f"checkpoint: {path}")
+    print(f"final checkpoint: {path}")
     print(f"play it:    boardgym play {config.game} --opponent alphazero:checkpoint={path}")
     return 0
 

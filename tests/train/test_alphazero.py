@@ -65,7 +65,8 @@ def test_alphazero_is_a_registered_method() -> None:
 def test_one_iteration_end_to_end_writes_a_playable_checkpoint(in_tmp: Path) -> None:
     path = train(tiny_config(in_tmp, run_name="one"))
     folder = path.parent
-    assert path.resolve() == in_tmp / "runs/tictactoe/alphazero/one/checkpoint.pt"
+    assert path.resolve() == in_tmp / "runs/tictactoe/alphazero/one/final.pt"
+    assert (in_tmp / "runs/tictactoe/alphazero/one/checkpoint.pt").is_file()
     assert (folder / "replay.pt").is_file()
     assert json.loads((folder / "config.json").read_text())["simulations"] == 4
     assert list(folder.glob("events.out.tfevents.*"))
@@ -130,7 +131,7 @@ def test_command_line_runs_and_reports_the_checkpoint(in_tmp: Path, capsys: pyte
     for key, value in TINY.items():
         argv += [f"--{key.replace('_', '-')}", str(value)]
     assert main(argv) == 0
-    assert "runs/tictactoe/alphazero/cli/checkpoint.pt" in capsys.readouterr().out
+    assert "runs/tictactoe/alphazero/cli/final.pt" in capsys.readouterr().out
 
 
 def test_bad_config_values_are_explained(in_tmp: Path) -> None:
