@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boardgym.envs.bitboard import bits_to_cells
+from boardgym.envs.symmetry import augment, permute_bits
 from boardgym.game import GameBase
 from boardgym.types import Action, IllegalActionError, Planes, Player
 
@@ -39,6 +40,9 @@ _OPEN_COLUMNS = {
 _PLANE_BITS = np.array([[HEIGHT * c + (ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)])
 _BOARD_BITS = HEIGHT * COLUMNS
 _TWO_PLANE_BITS = np.stack((_PLANE_BITS, _PLANE_BITS + _BOARD_BITS))  # own board, then opponent's
+# The left-right mirror, the game's one symmetry: bit of (column, row) -> (6 - column, row).
+_MIRROR_BITS = [HEIGHT * (COLUMNS - 1 - bit // HEIGHT) + bit % HEIGHT for bit in range(_BOARD_BITS)]
+_MIRROR_ACTIONS = np.arange(COLUMNS)[::-1].copy()
 
 ONGOING, DRAW = -1, 2
 _new_state = tuple.__new__  # builds a NamedTuple without its keyword-argument __new__
@@ -130,6 +134,17 @@ class ConnectFour(GameBase[ConnectFourState]):
         """Plane 0: ``player``'s discs, plane 1: the opponent's; row 0 is the top row."""
         both = state.stones[player] | state.stones[1 - player] << _BOARD_BITS
         return bits_to_cells(both, 2 * _BOARD_BITS)[_TWO_PLANE_BITS]
+
+    def symmetric_states(self, state: ConnectFourState) -> list[tuple[ConnectFourState, np.ndarray]]:
+        """The position and its mirror image, with the action maps (``boardgym.envs.symmetry``)."""
+        mirror = state._replace(
+            black=permute_bits(state.black, _MIRROR_BITS), white=permute_bits(state.white, _MIRROR_BITS)
+        )
+        return [(state, np.arange(COLUMNS)), (mirror, _MIRROR_ACTIONS)]
+
+    def symmetries(self, state: ConnectFourState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
+        """Observation planes and ``policy`` for the position and its mirror (AlphaZero augmentation)."""
+        return augment(self, state, policy)
 
     def board_grid(self, state: ConnectFourState) -> np.ndarray:
         cells = bits_to_cells(state.stones[0], 49) + 2 * bits_to_cells(state.stones[1], 49)

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boardgym.envs.bitboard import bits_to_cells
+from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
 from boardgym.types import Action, IllegalActionError, Planes, Player
 
@@ -58,6 +59,8 @@ class TicTacToe(GameBase[TicTacToeState]):
         # The state after each action (None where illegal), filled as positions are met: the
         # whole game has only 5,478 positions.
         self._children: dict[TicTacToeState, tuple[TicTacToeState | None, ...]] = {}
+        # The 8 symmetries of the square as cell maps; an action is a cell, so they map actions too.
+        self._symmetries = [cell_targets(3, symmetry) for symmetry in square_symmetries(3)]
 
     def initial_state(self) -> TicTacToeState:
         return TicTacToeState((0, 0), 0, ONGOING)
@@ -114,6 +117,18 @@ class TicTacToe(GameBase[TicTacToeState]):
     @property
     def solvable_by_search(self) -> bool:
         return True
+
+    def symmetric_states(self, state: TicTacToeState) -> list[tuple[TicTacToeState, np.ndarray]]:
+        """The 8 rotations and reflections, with the action maps (``boardgym.envs.symmetry``)."""
+        x, o = state.stones
+        return [
+            (state._replace(stones=(permute_bits(x, targets), permute_bits(o, targets))), np.array(targets))
+            for targets in self._symmetries
+        ]
+
+    def symmetries(self, state: TicTacToeState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
+        """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""
+        return augment(self, state, policy)
 
     def render(self, state: TicTacToeState) -> str:
         rows = ["   a b c"]

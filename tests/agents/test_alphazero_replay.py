@@ -64,8 +64,8 @@ def test_empty_buffer_refuses_to_sample() -> None:
 
 
 def test_games_without_symmetries_store_one_copy() -> None:
-    game = make_game("tictactoe")
-    images = augment(game, game.initial_state(), np.full(9, 1 / 9, dtype=np.float32))
+    game = make_game("nim")
+    images = augment(game, game.initial_state(), np.full(game.num_actions, 1 / game.num_actions, dtype=np.float32))
     assert len(images) == 1
 
 

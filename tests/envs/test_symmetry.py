@@ -9,8 +9,16 @@ import pytest
 from boardgym import make_game
 from boardgym.envs.symmetry import cell_targets, permute_bits, square_symmetries
 
-GAMES = [("quixo", {}), ("quixo", {"size": 4}), ("quarto", {}), ("hex", {"size": 5, "swap": True}), ("rastros", {})]
-COUNTS = {"quixo": 8, "quarto": 8, "hex": 2, "rastros": 2}
+GAMES = [
+    ("tictactoe", {}),
+    ("connect_four", {}),
+    ("quixo", {}),
+    ("quixo", {"size": 4}),
+    ("quarto", {}),
+    ("hex", {"size": 5, "swap": True}),
+    ("rastros", {}),
+]
+COUNTS = {"tictactoe": 8, "connect_four": 2, "quixo": 8, "quarto": 8, "hex": 2, "rastros": 2}
 
 
 def test_square_symmetries_form_the_dihedral_group() -> None:
