@@ -41,7 +41,9 @@ AGENTS: dict[str, AgentEntry] = {
     ),
     "ppo": AgentEntry("boardgym.agents.ppo:PPOAgent", "a MaskablePPO policy (checkpoint=, deterministic=)"),
     "es": AgentEntry("boardgym.agents.evolved_nim:EvolvedNimAgent", "an evolved Nim genome (checkpoint=)"),
-    "coevolved": AgentEntry("boardgym.agents.coevolved:CoevolvedAgent", "alpha-beta with coevolved weights (checkpoint=, depth=)"),
+    "coevolved": AgentEntry(
+        "boardgym.agents.coevolved:CoevolvedAgent", "alpha-beta with coevolved weights (checkpoint=, depth=)"
+    ),
     "neat": AgentEntry("boardgym.agents.neat_agent:NeatAgent", "a NEAT-evolved network (checkpoint=)"),
     "mcts": AgentEntry(
         "boardgym.agents.mcts:MCTSAgent", "UCT tree search with random rollouts (simulations=, time=, c=)"
