@@ -8,6 +8,7 @@ length, and Elo / TrueSkill ratings with their intervals. Puzzles: returns per a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,14 @@ def _figure(width: float, height: float):  # -> matplotlib.figure.Figure
     return Figure(figsize=(width, height), layout="constrained")
 
 
+def short_label(spec: str, width: int = 28) -> str:
+    """An agent spec fit for an axis: in a long spec, each path keeps only its last two parts
+    (``qlearning:checkpoint=.../quickstart/final.pt``)."""
+    if len(spec) <= width:
+        return spec
+    return re.sub(r"=[^,]*/([^/,]+/[^/,]+)(?=,|$)", r"=.../\1", spec)
+
+
 def tournament_plots(tournament: Tournament, analysis: Analysis, out_dir: Path) -> list[Path]:
     names = [s.name for s in analysis.standings]
     paths = [out_dir / name for name in PLOTS]
@@ -43,7 +52,7 @@ def tournament_plots(tournament: Tournament, analysis: Analysis, out_dir: Path) 
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :] if (a, b) in analysis.matrix]
     fig = _figure(8, 1.0 + 0.5 * len(pairs))
     ax = fig.add_subplot()
-    labels = [f"{a} vs {b}" for a, b in pairs]
+    labels = [f"{short_label(a)} vs {short_label(b)}" for a, b in pairs]
     _stacked_bars(ax, labels, [analysis.matrix[pair] for pair in pairs], ("{a} wins", "draw", "{b} wins"))
     ax.set_title(f"{tournament.game}: outcomes per pairing (left agent's view)")
     fig.savefig(paths[0], dpi=110)
@@ -51,8 +60,8 @@ def tournament_plots(tournament: Tournament, analysis: Analysis, out_dir: Path) 
     # Outcomes by starting seat: each agent moving first and moving second.
     fig = _figure(8, 1.0 + 0.8 * len(names))
     ax = fig.add_subplot()
-    rows = [(f"{s.name} (first)", s.as_first) for s in analysis.standings]
-    rows += [(f"{s.name} (second)", s.as_second) for s in analysis.standings]
+    rows = [(f"{short_label(s.name)} (first)", s.as_first) for s in analysis.standings]
+    rows += [(f"{short_label(s.name)} (second)", s.as_second) for s in analysis.standings]
     rows.sort(key=lambda row: row[0])
     _stacked_bars(ax, [r[0] for r in rows], [r[1] for r in rows], ("win", "draw", "loss"))
     ax.set_title(f"{tournament.game}: outcomes by starting seat")
@@ -90,7 +99,7 @@ def tournament_plots(tournament: Tournament, analysis: Analysis, out_dir: Path) 
     skill = [analysis.trueskill[n] for n in names]
     skill_ax.errorbar([s.mu for s in skill], y, xerr=[3 * s.sigma for s in skill], fmt="s", capsize=4, color="C1")
     skill_ax.set_xlabel("TrueSkill mu +- 3 sigma")
-    elo_ax.set_yticks(y, names)
+    elo_ax.set_yticks(y, [short_label(n) for n in names])
     elo_ax.grid(axis="x", alpha=0.3)
     skill_ax.grid(axis="x", alpha=0.3)
     fig.suptitle(f"{tournament.game}: ratings")
@@ -121,7 +130,7 @@ def solo_plots(tournament: Tournament, rows: list[SoloStanding], out_dir: Path) 
     fig = _figure(8, 1.0 + 0.5 * len(rows))
     ax = fig.add_subplot()
     data = [[g.record.returns[0] for g in tournament.games if names[g.seats[0]] == row.name] for row in rows]
-    ax.boxplot(data, vert=False, tick_labels=[row.name for row in rows], showmeans=True)
+    ax.boxplot(data, vert=False, tick_labels=[short_label(row.name) for row in rows], showmeans=True)
     ax.invert_yaxis()
     ax.set_xlabel("return per game")
     ax.set_title(f"{tournament.game}: returns per agent")

@@ -122,3 +122,15 @@ def test_report_of_a_real_tournament(tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     best = summary["standings"][0]
     assert best["agent"] == "nimsum" and best["losses"] <= 5
+
+
+def test_plot_labels_shorten_long_checkpoint_paths() -> None:
+    from boardgym.evaluate.plots import short_label
+
+    assert short_label("qlearning:checkpoint=runs/tictactoe/qlearning/quickstart/final.pt") == (
+        "qlearning:checkpoint=.../quickstart/final.pt"
+    )
+    assert short_label("alphazero:checkpoint=runs/c4/alphazero/az/final.pt,simulations=200") == (
+        "alphazero:checkpoint=.../az/final.pt,simulations=200"
+    )
+    assert short_label("minimax:depth=3,eval=dijkstra") == "minimax:depth=3,eval=dijkstra"
