@@ -89,6 +89,9 @@ class Hex(GameBase[HexState]):
             (sum(self._bit[y * n] for y in range(n)), sum(self._bit[y * n + n - 1] for y in range(n))),  # White
         )
         self._letters = column_letters(n)
+        rows = tuple(sum(self._bit[y * n + x] for x in range(n)) for y in range(n))
+        columns = tuple(sum(self._bit[y * n + x] for y in range(n)) for x in range(n))
+        self._bands = (rows, columns)  # what each side must cross: Black the rows, White the columns
         # The half turn keeps each colour's pair of edges (and commutes with the swap mirror).
         self._half_turn = cell_targets(n, square_symmetries(n)[2], stride)
         self._half_turn_actions = np.array([*range(n * n - 1, -1, -1), *([n * n] if self.swap else [])])
@@ -145,6 +148,28 @@ class Hex(GameBase[HexState]):
     def solvable_by_search(self) -> bool:
         # 3x3 takes thousands of states; 4x4 already takes millions (minutes, gigabytes).
         return self.size <= 3
+
+    def features(self, state: HexState, player: Player) -> np.ndarray:
+        """Evaluation features for ``player`` (weights over them are evolved by ``coevolve``):
+        how many of the rows (Black) or columns (White) between the player's two edges hold one
+        of its stones, the same for the opponent, and for each side the most of those rows or
+        columns that one chain crosses."""
+        sides = (player, 1 - player)
+        values = [self._spanned(state.stones[side], side) for side in sides]
+        values += [self._longest_chain_span(state.stones[side], side) for side in sides]
+        return np.array(values, dtype=np.float32)
+
+    def _spanned(self, stones: int, side: Player) -> int:
+        """Rows (Black) or columns (White) that hold at least one of ``stones``."""
+        return sum(1 for band in self._bands[side] if stones & band)
+
+    def _longest_chain_span(self, stones: int, side: Player) -> int:
+        best = 0
+        while stones:
+            chain = self._flood(stones & -stones, stones)
+            best = max(best, self._spanned(chain, side))
+            stones &= ~chain
+        return best
 
     def winning_chain(self, state: HexState) -> int:
         """The winner's stones that are connected to both of the winner's edges (0 if none)."""

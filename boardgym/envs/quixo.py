@@ -159,6 +159,21 @@ class Quixo(GameBase[QuixoState]):
         # The move counter makes every ply a new state, so only 3x3 with a short limit is small.
         return self.size == 3 and self.max_moves is not None and self.max_moves <= 30
 
+    def features(self, state: QuixoState, player: Player) -> np.ndarray:
+        """Evaluation features for ``player`` (weights over them are evolved by ``coevolve``):
+        the most of ``player``'s cubes in one line free of the opponent's, their total over all
+        such lines, the same two for the opponent, and the difference in cubes on the board."""
+        own, opp = state.stones[player], state.stones[1 - player]
+        own_best = own_total = opp_best = opp_total = 0
+        for line in self._lines:
+            mine, theirs = (own & line).bit_count(), (opp & line).bit_count()
+            if not theirs:
+                own_best, own_total = max(own_best, mine), own_total + mine
+            if not mine:
+                opp_best, opp_total = max(opp_best, theirs), opp_total + theirs
+        values = [own_best, own_total, opp_best, opp_total, own.bit_count() - opp.bit_count()]
+        return np.array(values, dtype=np.float32)
+
     def symmetric_states(self, state: QuixoState) -> list[tuple[QuixoState, np.ndarray]]:
         """The 8 rotations and reflections of the board, with the action maps (see
         ``boardgym.envs.symmetry``)."""

@@ -118,6 +118,21 @@ class TicTacToe(GameBase[TicTacToeState]):
     def solvable_by_search(self) -> bool:
         return True
 
+    def features(self, state: TicTacToeState, player: Player) -> np.ndarray:
+        """Evaluation features for ``player`` (weights over them are evolved by ``coevolve``):
+        lines holding two of ``player``'s marks and none of the opponent's, the same with one
+        mark, the same two counts for the opponent, and who holds the centre (+1, -1 or 0)."""
+        own, opp = state.stones[player], state.stones[1 - player]
+        counts = [0, 0, 0, 0]
+        for line in LINES:
+            mine, theirs = (own & line).bit_count(), (opp & line).bit_count()
+            if not theirs and 1 <= mine <= 2:
+                counts[2 - mine] += 1
+            elif not mine and 1 <= theirs <= 2:
+                counts[4 - theirs] += 1
+        centre = (own >> 4 & 1) - (opp >> 4 & 1)
+        return np.array([*counts, centre], dtype=np.float32)
+
     def symmetric_states(self, state: TicTacToeState) -> list[tuple[TicTacToeState, np.ndarray]]:
         """The 8 rotations and reflections, with the action maps (``boardgym.envs.symmetry``)."""
         x, o = state.stones

@@ -11,6 +11,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from boardgym import make_agent, make_game
 from boardgym.agents.coevolved import CoevolvedAgent
+from boardgym.envs.registry import parse_game_params
 from boardgym.evaluate.match import play_games
 from boardgym.train import METHODS
 from boardgym.train.coevolve import Config, Cup, _next_generation, train
@@ -96,3 +97,12 @@ def test_round_robin_counts_match_wins() -> None:
     toward, away = [0.0, -1.0, 1.0, 0.0], [0.0, 1.0, -1.0, 0.0]
     wins = Cup(game, (1,), 1, openings=2).round_robin(np.array([away, toward, away]), np.random.default_rng(0))
     assert wins[1] == 2 and wins.sum() == 3
+
+
+@pytest.mark.parametrize(("name", "params"), [("tictactoe", ""), ("quixo", "size=4"), ("hex", "size=5")])
+def test_tiny_run_on_other_games_with_features(tmp_path: Path, name: str, params: str) -> None:
+    final = train(Config(game=name, game_params=params, run_name="g", root=str(tmp_path), **TINY))
+    game = make_game(name, **parse_game_params(params.split()))
+    assert torch.load(final, weights_only=True)["best"].shape == game.features(game.initial_state(), 0).shape
+    agent = make_agent(f"coevolved:checkpoint={final},depth=1", game)
+    assert play_games(game, agent, "random", 2, seed=0).games == 2

@@ -35,8 +35,14 @@ HEURISTICS: dict[str, dict[str, str]] = {
 }
 
 # Default weights of ``features`` where all-ones would make no sense (rastros: its four
-# features are distance to the base, to the own goal, to the opponent's goal, mobility).
-DEFAULT_WEIGHTS: dict[str, tuple[float, ...]] = {"rastros": (0.0, -1.0, 1.0, 0.0)}
+# features are distance to the base, to the own goal, to the opponent's goal, mobility; the
+# others list the player's features, then the opponent's, so the defaults are + then -).
+DEFAULT_WEIGHTS: dict[str, tuple[float, ...]] = {
+    "rastros": (0.0, -1.0, 1.0, 0.0),
+    "tictactoe": (2.0, 1.0, -2.0, -1.0, 1.0),
+    "quixo": (1.0, 1.0, -1.0, -1.0, 1.0),
+    "hex": (1.0, -1.0, 1.0, -1.0),
+}
 
 GENERIC: dict[str, str] = {
     "random": f"{_HERE}:RandomScore",
