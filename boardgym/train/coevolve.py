@@ -60,7 +60,7 @@ features add the distance to the opponent's goal and the mobility, weighted 0 he
 class Config:
     """Coevolve evaluation weights by cup tournaments of alpha-beta players."""
 
-    game: str = option("rastros", "game with features(state, player): rastros")
+    game: str = option("rastros", "game with features(state, player): rastros, tictactoe, quixo, hex")
     game_params: str = option(
         "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
     )
