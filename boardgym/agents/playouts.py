@@ -71,11 +71,10 @@ def _connect_four_kernel(game: Any) -> Playout:
     h, h2, d1, d1x2, d2, d2x2 = HEIGHT, 2 * HEIGHT, HEIGHT - 1, 2 * (HEIGHT - 1), HEIGHT + 1, 2 * (HEIGHT + 1)
 
     def playout(state: Any, player: int, generator: random.Random) -> float:
-        black, white = state.stones
         # ``mine`` is always the board of the player about to move; ``sign`` their result.
-        mine, theirs = (black, white) if state.player == 0 else (white, black)
-        sign = 1.0 if state.player == player else -1.0
-        occupied = black | white
+        mine, occupied, to_move, _ = state
+        theirs = mine ^ occupied
+        sign = 1.0 if to_move == player else -1.0
         open_columns = [c for c in columns if not occupied & top[c]]
         next_cell = [(occupied + bottom[c]) & column_mask[c] for c in columns]
         n = len(open_columns)

@@ -10,13 +10,17 @@ shift tests for four in a row never wrap across columns::
     1  .  .  .  .  .  .  .                     0  7 14 21 28 35 42
        a  b  c  d  e  f  g
 
-Player 0 moves first. Four in a row horizontally, vertically or diagonally wins; a full board
+Player 0 moves first. Four in a line horizontally, vertically or diagonally wins; a full board
 is a draw.
+
+The state is a plain tuple ``(mover, occupied, player, outcome)``: the discs of the player to
+move, all discs, the player to move (0/1), and -1 while the game goes on, else the winner (0/1)
+or 2 for a draw. A plain tuple rather than a NamedTuple because playouts build one per move:
+a tuple subclass costs about a third of a random playout's time. ``stones(state)`` gives the
+two players' boards, ``state_from_stones`` builds a state from them.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import numpy as np
 
@@ -27,10 +31,12 @@ from boardgym.types import Action, IllegalActionError, Planes, Player
 
 COLUMNS, ROWS, HEIGHT = 7, 6, 7  # HEIGHT counts the sentinel bit
 _BOTTOM = tuple(1 << (HEIGHT * c) for c in range(COLUMNS))
+_BOTTOM_OF = dict(enumerate(_BOTTOM))  # column -> its bottom bit; a miss means "not a column"
 _TOP = tuple(1 << (HEIGHT * c + ROWS - 1) for c in range(COLUMNS))
 _COLUMN_MASK = tuple(((1 << ROWS) - 1) << (HEIGHT * c) for c in range(COLUMNS))
 _FULL = sum(_COLUMN_MASK)
 _TOPS = sum(_TOP)
+_SENTINELS = _TOPS << 1  # set only by a disc dropped into a full column
 # Legal columns for every pattern of full columns (keyed by the occupied top-row bits).
 _OPEN_COLUMNS = {
     sum(_TOP[c] for c in range(COLUMNS) if full >> c & 1): tuple(c for c in range(COLUMNS) if not full >> c & 1)
@@ -45,37 +51,21 @@ _MIRROR_BITS = [HEIGHT * (COLUMNS - 1 - bit // HEIGHT) + bit % HEIGHT for bit in
 _MIRROR_ACTIONS = np.arange(COLUMNS)[::-1].copy()
 
 ONGOING, DRAW = -1, 2
-_new_state = tuple.__new__  # builds a NamedTuple without its keyword-argument __new__
+
+ConnectFourState = tuple[int, int, int, int]
+"""``(mover, occupied, player, outcome)``; see the module docstring."""
 
 
-def _has_four(bits: int) -> bool:
-    """Four in a line: pair up neighbours by one shift, then pairs of pairs by two."""
-    pairs = bits & bits >> 1  # vertical
-    if pairs & pairs >> 2:
-        return True
-    pairs = bits & bits >> HEIGHT  # horizontal
-    if pairs & pairs >> 2 * HEIGHT:
-        return True
-    pairs = bits & bits >> (HEIGHT - 1)  # diagonal \\
-    if pairs & pairs >> 2 * (HEIGHT - 1):
-        return True
-    pairs = bits & bits >> (HEIGHT + 1)  # diagonal /
-    return bool(pairs & pairs >> 2 * (HEIGHT + 1))
+def stones(state: ConnectFourState) -> tuple[int, int]:
+    """The bitboards of player 0 and player 1."""
+    mover, occupied, player, _ = state
+    other = mover ^ occupied
+    return (mover, other) if player == 0 else (other, mover)
 
 
-class ConnectFourState(NamedTuple):
-    """``black``/``white``: the bitboards of player 0 / player 1; ``outcome`` is -1 ongoing,
-    0/1 winner, 2 draw. Flat fields rather than a pair: one tuple per move in playouts."""
-
-    black: int
-    white: int
-    player: int
-    outcome: int
-
-    @property
-    def stones(self) -> tuple[int, int]:
-        """Both bitboards, indexed by player (the convention every game's state follows)."""
-        return (self.black, self.white)
+def state_from_stones(black: int, white: int, player: int, outcome: int = ONGOING) -> ConnectFourState:
+    """The state with these boards, ``player`` to move and ``outcome`` (-1: still going)."""
+    return (white if player else black, black | white, player, outcome)
 
 
 class ConnectFour(GameBase[ConnectFourState]):
@@ -85,61 +75,66 @@ class ConnectFour(GameBase[ConnectFourState]):
     observation_shape = (2, ROWS, COLUMNS)
 
     def initial_state(self) -> ConnectFourState:
-        return ConnectFourState(0, 0, 0, ONGOING)
+        return (0, 0, 0, ONGOING)
 
     def current_player(self, state: ConnectFourState) -> Player:
-        return state.player
+        return state[2]
 
     def legal_actions(self, state: ConnectFourState) -> list[Action]:
-        if state.outcome != ONGOING:
+        if state[3] != ONGOING:
             return []
-        return list(_OPEN_COLUMNS[(state.black | state.white) & _TOPS])
+        return list(_OPEN_COLUMNS[state[1] & _TOPS])
 
     def apply(self, state: ConnectFourState, action: Action) -> ConnectFourState:
-        black, white, player, outcome = state
-        occupied = black | white
-        if outcome != ONGOING or not 0 <= action < COLUMNS or occupied & _TOP[action]:
-            self.check_legal(state, action)
-        cell = (occupied + _BOTTOM[action]) & _COLUMN_MASK[action]
-        if player == 0:
-            black |= cell
-            mine = black
-        else:
-            white |= cell
-            mine = white
-        # Four in a line (inlined _has_four: this is the hottest line of every playout); no
-        # line is possible before the mover has four discs, i.e. seven on the board.
-        if occupied.bit_count() >= 6 and (
-            (pairs := mine & mine >> 1) & pairs >> 2
-            or (pairs := mine & mine >> HEIGHT) & pairs >> 2 * HEIGHT
-            or (pairs := mine & mine >> (HEIGHT - 1)) & pairs >> 2 * (HEIGHT - 1)
-            or (pairs := mine & mine >> (HEIGHT + 1)) & pairs >> 2 * (HEIGHT + 1)
-        ):
-            outcome = player
-        elif occupied | cell == _FULL:
-            outcome = DRAW
-        return _new_state(ConnectFourState, (black, white, 1 - player, outcome))
+        mover, occupied, player, outcome = state
+        try:
+            bottom = _BOTTOM_OF[action]
+        except (KeyError, TypeError):  # not a column (or not even hashable)
+            bottom = None
+        if bottom is None or outcome != ONGOING:
+            self.check_legal(state, action)  # raises: not a column, or the game is over
+        # Adding the column's bottom bit carries up to its lowest empty cell (Pons's trick).
+        after = occupied | (occupied + bottom)
+        if after & _SENTINELS:
+            self.check_legal(state, action)  # raises: the column is full
+        opponent = mover ^ occupied  # the next player to move
+        # Four in a line: pair up neighbours by one shift, then pairs of pairs by two, in each
+        # direction (vertical, horizontal, and the two diagonals). No line is possible before
+        # the mover has four discs, i.e. seven on the board.
+        if occupied.bit_count() >= 6:
+            mine = after ^ opponent
+            if (
+                (pairs := mine & mine >> 1) & pairs >> 2
+                or (pairs := mine & mine >> HEIGHT) & pairs >> 2 * HEIGHT
+                or (pairs := mine & mine >> (HEIGHT - 1)) & pairs >> 2 * (HEIGHT - 1)
+                or (pairs := mine & mine >> (HEIGHT + 1)) & pairs >> 2 * (HEIGHT + 1)
+            ):
+                outcome = player
+            elif after == _FULL:
+                outcome = DRAW
+        return (opponent, after, 1 - player, outcome)
 
     def is_terminal(self, state: ConnectFourState) -> bool:
-        return state.outcome != ONGOING
+        return state[3] != ONGOING
 
     def returns(self, state: ConnectFourState) -> tuple[float, float]:
-        if state.outcome == 0:
+        outcome = state[3]
+        if outcome == 0:
             return (1.0, -1.0)
-        if state.outcome == 1:
+        if outcome == 1:
             return (-1.0, 1.0)
         return (0.0, 0.0)
 
     def observation(self, state: ConnectFourState, player: Player) -> Planes:
         """Plane 0: ``player``'s discs, plane 1: the opponent's; row 0 is the top row."""
-        both = state.stones[player] | state.stones[1 - player] << _BOARD_BITS
-        return bits_to_cells(both, 2 * _BOARD_BITS)[_TWO_PLANE_BITS]
+        mover, occupied, to_move, _ = state
+        own, opp = (mover, mover ^ occupied) if player == to_move else (mover ^ occupied, mover)
+        return bits_to_cells(own | opp << _BOARD_BITS, 2 * _BOARD_BITS)[_TWO_PLANE_BITS]
 
     def symmetric_states(self, state: ConnectFourState) -> list[tuple[ConnectFourState, np.ndarray]]:
         """The position and its mirror image, with the action maps (``boardgym.envs.symmetry``)."""
-        mirror = state._replace(
-            black=permute_bits(state.black, _MIRROR_BITS), white=permute_bits(state.white, _MIRROR_BITS)
-        )
+        mover, occupied, player, outcome = state
+        mirror = (permute_bits(mover, _MIRROR_BITS), permute_bits(occupied, _MIRROR_BITS), player, outcome)
         return [(state, np.arange(COLUMNS)), (mirror, _MIRROR_ACTIONS)]
 
     def symmetries(self, state: ConnectFourState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
@@ -147,19 +142,21 @@ class ConnectFour(GameBase[ConnectFourState]):
         return augment(self, state, policy)
 
     def board_grid(self, state: ConnectFourState) -> np.ndarray:
-        cells = bits_to_cells(state.stones[0], 49) + 2 * bits_to_cells(state.stones[1], 49)
+        black, white = stones(state)
+        cells = bits_to_cells(black, 49) + 2 * bits_to_cells(white, 49)
         return cells[_PLANE_BITS].astype(np.int8)
 
     def render(self, state: ConnectFourState) -> str:
         grid = self.board_grid(state)
         lines = [f"{ROWS - r}  " + "  ".join(".XO"[v] for v in grid[r]) for r in range(ROWS)]
         lines.append("   " + "  ".join("abcdefg"))
-        if state.outcome == DRAW:
+        outcome = state[3]
+        if outcome == DRAW:
             lines.append("draw")
-        elif state.outcome != ONGOING:
-            lines.append(f"{'XO'[state.outcome]} wins")
+        elif outcome != ONGOING:
+            lines.append(f"{'XO'[outcome]} wins")
         else:
-            lines.append(f"{'XO'[state.player]} to move")
+            lines.append(f"{'XO'[state[2]]} to move")
         return "\n".join(lines)
 
     def action_to_str(self, state: ConnectFourState, action: Action) -> str:

@@ -30,8 +30,23 @@ DEFAULT_HEAPS = (1, 3, 5, 7, 9)
 
 
 class NimState(NamedTuple):
+    """``heaps`` and the ``player`` to move; ``key`` numbers the position in the game's tables
+    (``Nim.state`` builds a state from heaps, key included). Search keys dictionaries by
+    whole states, while the rules look positions up by ``key`` without hashing the heaps."""
+
     heaps: tuple[int, ...]
     player: int
+    key: int
+
+
+class _Forgetful:
+    """Stands in for a memo table in games too large to tabulate: it remembers nothing."""
+
+    def __getitem__(self, key: int) -> None:
+        return None
+
+    def __setitem__(self, key: int, value: object) -> None:
+        pass
 
 
 class Nim(GameBase[NimState]):
@@ -55,55 +70,63 @@ class Nim(GameBase[NimState]):
         width = max(self.heaps)
         self._rows = np.tril(np.ones((width + 1, width), dtype=np.float32), -1)  # _rows[n] = n ones
         self._decode = [divmod(a, self.max_take) for a in range(self.num_actions)]
-        # Memo tables: the legal actions of each heaps position, and the state after each action
-        # (None where illegal). Filled as positions are met; skipped for very large games.
-        self._memo = math.prod(h + 1 for h in self.heaps) <= 200_000
-        self._legal: dict[tuple[int, ...], tuple[int, ...]] = {}
-        self._children: dict[NimState, tuple[NimState | None, ...]] = {}
-        self._no_heaps = (0,) * len(self.heaps)
+        # key = player + sum(heaps[i] * _radix[i]): a mixed-radix number, 0 or 1 for empty heaps.
+        self._radix = tuple(2 * math.prod(h + 1 for h in self.heaps[:i]) for i in range(len(self.heaps)))
+        # Memo tables indexed by key: the legal actions of each position, and the state after
+        # each action (None where illegal). Filled as positions are met; skipped for very large games.
+        positions = 2 * math.prod(h + 1 for h in self.heaps)
+        self._legal: list[tuple[int, ...] | None] | _Forgetful = (
+            [None] * positions if positions <= 400_000 else _Forgetful()
+        )
+        self._children: list[tuple[NimState | None, ...] | None] | _Forgetful = (
+            [None] * positions if positions <= 400_000 else _Forgetful()
+        )
+        self._initial = self.state(self.heaps)
 
     def params(self) -> dict[str, object]:
         return {"heaps": self.heaps, "misere": self.misere, "k": self.k}
 
+    def state(self, heaps: Sequence[int], player: Player = 0) -> NimState:
+        """The position with these heaps and ``player`` to move."""
+        heaps = tuple(int(h) for h in heaps)
+        if len(heaps) != len(self.heaps) or not all(0 <= h <= top for h, top in zip(heaps, self.heaps, strict=True)):
+            raise BoardgymError(f"heaps {heaps} do not fit this game's heaps {self.heaps} (one count 0..size per heap)")
+        return NimState(heaps, player, player + sum(h * r for h, r in zip(heaps, self._radix, strict=True)))
+
     def initial_state(self) -> NimState:
-        return NimState(self.heaps, 0)
+        return self._initial
 
     def current_player(self, state: NimState) -> Player:
         return state.player
 
     def legal_actions(self, state: NimState) -> list[Action]:
-        heaps = state.heaps
-        legal = self._legal.get(heaps)
+        legal = self._legal[state[2]]
         if legal is None:
             T = self.max_take
-            legal = tuple(h * T + t for h, n in enumerate(heaps) for t in range(min(n, T)))
-            if self._memo:
-                self._legal[heaps] = legal
+            legal = tuple(h * T + t for h, n in enumerate(state.heaps) for t in range(min(n, T)))
+            self._legal[state[2]] = legal
         return list(legal)
 
     def apply(self, state: NimState, action: Action) -> NimState:
-        children = self._children.get(state)
+        children = self._children[state[2]]
         if children is None:
-            heaps, player = state
-            children = tuple(
-                None if (after := self._take(heaps, a)) is None else NimState(after, 1 - player)
-                for a in range(self.num_actions)
-            )
-            if self._memo:
-                self._children[state] = children
+            children = self._children[state[2]] = tuple(self._child(state, a) for a in range(self.num_actions))
         if not 0 <= action < self.num_actions or (child := children[action]) is None:
             self.check_legal(state, action)
         return child
 
-    def _take(self, heaps: tuple[int, ...], action: Action) -> tuple[int, ...] | None:
+    def _child(self, state: NimState, action: Action) -> NimState | None:
+        heaps, player, key = state
         heap, take_minus_one = self._decode[action]
         left = heaps[heap] - take_minus_one - 1
         if left < 0:
             return None
-        return heaps[:heap] + (left,) + heaps[heap + 1 :]
+        after = heaps[:heap] + (left,) + heaps[heap + 1 :]
+        # The key drops by take * radix for the heap, and its player digit flips.
+        return NimState(after, 1 - player, key - (take_minus_one + 1) * self._radix[heap] + 1 - 2 * player)
 
     def is_terminal(self, state: NimState) -> bool:
-        return state.heaps == self._no_heaps
+        return state[2] < 2  # every heap empty
 
     def returns(self, state: NimState) -> tuple[float, float]:
         if any(state.heaps):

@@ -21,7 +21,7 @@ import numpy as np
 from boardgym.envs.bitboard import bits_to_cells
 from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
-from boardgym.types import Action, IllegalActionError, Planes, Player
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
 LINES = (
     0b000000111,
@@ -42,11 +42,14 @@ ONGOING, DRAW = -1, 2
 
 
 class TicTacToeState(NamedTuple):
-    """``stones[p]`` is player p's 9-bit board; ``outcome`` is -1 ongoing, 0/1 winner, 2 draw."""
+    """``stones[p]`` is player p's 9-bit board; ``outcome`` is -1 ongoing, 0/1 winner, 2 draw;
+    ``key`` is ``stones[0] | stones[1] << 9``, the position's number in the game's tables (the
+    rules look positions up by it without hashing the whole state)."""
 
     stones: tuple[int, int]
     player: int
     outcome: int
+    key: int
 
 
 class TicTacToe(GameBase[TicTacToeState]):
@@ -56,34 +59,48 @@ class TicTacToe(GameBase[TicTacToeState]):
     observation_shape = (2, 3, 3)
 
     def __init__(self) -> None:
-        # The state after each action (None where illegal), filled as positions are met: the
-        # whole game has only 5,478 positions.
-        self._children: dict[TicTacToeState, tuple[TicTacToeState | None, ...]] = {}
+        # By key, the state after each action (None where illegal) and the legal actions,
+        # filled as positions are met: the whole game has only 5,478 positions.
+        self._children: dict[int, tuple[TicTacToeState | None, ...]] = {}
+        self._legal: dict[int, tuple[Action, ...]] = {}
+        self._initial = TicTacToeState((0, 0), 0, ONGOING, 0)
         # The 8 symmetries of the square as cell maps; an action is a cell, so they map actions too.
         self._symmetries = [cell_targets(3, symmetry) for symmetry in square_symmetries(3)]
 
     def initial_state(self) -> TicTacToeState:
-        return TicTacToeState((0, 0), 0, ONGOING)
+        return self._initial
+
+    def state(self, x: int, o: int) -> TicTacToeState:
+        """The position with X's and O's 9-bit boards ``x`` and ``o`` (outcome and player to
+        move follow from them; X moves when both have the same count)."""
+        if x & o or not 0 <= x | o <= FULL or not 0 <= x.bit_count() - o.bit_count() <= 1:
+            raise BoardgymError(f"boards x={x:#011b}, o={o:#011b} are not a tic-tac-toe position")
+        player = x.bit_count() - o.bit_count()
+        outcome = 0 if _HAS_LINE[x] else 1 if _HAS_LINE[o] else DRAW if x | o == FULL else ONGOING
+        return TicTacToeState((x, o), player, outcome, x | o << 9)
 
     def current_player(self, state: TicTacToeState) -> Player:
         return state.player
 
     def legal_actions(self, state: TicTacToeState) -> list[Action]:
-        if state.outcome != ONGOING:
-            return []
-        stones = state.stones
-        return list(_FREE_CELLS[stones[0] | stones[1]])
+        try:
+            return list(self._legal[state[3]])
+        except KeyError:
+            (x, o), _, outcome, key = state
+            legal = self._legal[key] = () if outcome != ONGOING else _FREE_CELLS[x | o]
+            return list(legal)
 
     def apply(self, state: TicTacToeState, action: Action) -> TicTacToeState:
-        children = self._children.get(state)
-        if children is None:
-            children = self._children[state] = tuple(self._child(state, a) for a in range(9))
+        try:
+            children = self._children[state[3]]
+        except KeyError:
+            children = self._children[state[3]] = tuple(self._child(state, a) for a in range(9))
         if not 0 <= action < 9 or (child := children[action]) is None:
             self.check_legal(state, action)
         return child
 
     def _child(self, state: TicTacToeState, action: Action) -> TicTacToeState | None:
-        (x, o), player, outcome = state
+        (x, o), player, outcome, _ = state
         occupied = x | o
         if outcome != ONGOING or occupied >> action & 1:
             return None
@@ -97,7 +114,7 @@ class TicTacToe(GameBase[TicTacToeState]):
             outcome = player
         elif occupied | 1 << action == FULL:
             outcome = DRAW
-        return TicTacToeState((x, o), 1 - player, outcome)
+        return TicTacToeState((x, o), 1 - player, outcome, x | o << 9)
 
     def is_terminal(self, state: TicTacToeState) -> bool:
         return state.outcome != ONGOING
@@ -136,10 +153,12 @@ class TicTacToe(GameBase[TicTacToeState]):
     def symmetric_states(self, state: TicTacToeState) -> list[tuple[TicTacToeState, np.ndarray]]:
         """The 8 rotations and reflections, with the action maps (``boardgym.envs.symmetry``)."""
         x, o = state.stones
-        return [
-            (state._replace(stones=(permute_bits(x, targets), permute_bits(o, targets))), np.array(targets))
-            for targets in self._symmetries
-        ]
+        images = []
+        for targets in self._symmetries:
+            x_image, o_image = permute_bits(x, targets), permute_bits(o, targets)
+            image = state._replace(stones=(x_image, o_image), key=x_image | o_image << 9)
+            images.append((image, np.array(targets)))
+        return images
 
     def symmetries(self, state: TicTacToeState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
         """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""

@@ -229,7 +229,7 @@ def optimal_move_rate(game: Nim, policy: NimPolicy, rand: random.Random) -> floa
     for heaps in np.ndindex(*(n + 1 for n in game.heaps)):
         if not any(heaps) or not mover_wins(heaps, game.misere, game.k):
             continue
-        state = NimState(tuple(int(n) for n in heaps), 0)
+        state = game.state(heaps)
         after = game.apply(state, policy.act(state, rand))
         good += not mover_wins(after.heaps, game.misere, game.k)
         total += 1

@@ -17,7 +17,7 @@ def test_rule_matches_exhaustive_search(misere: bool, k: int | None) -> None:
     game = make_game("nim", heaps=(6, 5, 4), misere=misere, k=k)
     perfect = PerfectAgent(game)
     for heaps in itertools.product(range(7), range(6), range(5)):
-        state = game.initial_state()._replace(heaps=heaps)
+        state = game.state(heaps)
         assert mover_wins(heaps, misere, k) == (perfect.value(state) > 0), heaps
 
 

@@ -25,7 +25,7 @@ def test_state_encoding_round_trips() -> None:
     game = make_game("nim", heaps=(1, 3, 5))
     state = game.apply(game.initial_state(), 6)  # two from the second heap
     flat = encode_state(state)
-    assert flat == (*state.heaps, state.player)
+    assert flat == (*state.heaps, state.player, state.key)
     assert decode_state(game.initial_state(), flat) == state
     with pytest.raises(BoardgymError, match="another game"):
         decode_state(game.initial_state(), flat[:-1])
@@ -39,7 +39,7 @@ def test_checkpoint_loads_with_weights_only_and_plays_the_best_action(tmp_path: 
     values[4] = 0.5  # the centre
     path = write_table(tmp_path / "t.pt", game, {start: [actions, values]})
     payload = torch.load(path, weights_only=True)
-    assert payload["keys"].shape == (1, 4) and payload["values"].dtype == torch.float64
+    assert payload["keys"].shape == (1, 5) and payload["values"].dtype == torch.float64
     agent = make_agent(f"qlearning:checkpoint={path}", game, seed=0)
     assert isinstance(agent, TabularAgent)
     assert all(agent.act(game, start) == 4 for _ in range(5))

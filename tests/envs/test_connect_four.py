@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from boardgym import IllegalActionError, make_game
+from boardgym.envs.connect_four import state_from_stones, stones
 
 GAME = make_game("connect_four")
 
@@ -73,3 +74,24 @@ def test_observation_rows_run_top_down() -> None:
     planes = GAME.observation(play("d"), 0)
     assert planes.shape == (2, 6, 7)
     assert planes[0, 5, 3] == 1 and planes.sum() == 1
+
+
+def test_states_are_plain_tuples_and_stones_round_trip() -> None:
+    state = play("ddc")  # X on d1 and c1, O on d2; O to move
+    black, white = stones(state)
+    assert type(state) is tuple and play("abcd") == play("cdab")  # transpositions meet
+    assert black == 1 << 14 | 1 << 21 and white == 1 << 22
+    assert state_from_stones(black, white, 1) == state
+    assert GAME.current_player(state) == 1
+    assert GAME.observation(state, 1)[0, 4, 3] == 1  # O's disc is on plane 0 for O
+
+
+@pytest.mark.parametrize("action", [-1, 7, 2.5, None, "a", [1]])
+def test_actions_that_are_not_columns_are_refused_by_name(action) -> None:
+    with pytest.raises(IllegalActionError, match="outside the action space"):
+        GAME.apply(GAME.initial_state(), action)
+
+
+def test_no_move_after_the_game_is_over() -> None:
+    with pytest.raises(IllegalActionError, match="already over"):
+        GAME.apply(play("abababa"), 3)

@@ -3,6 +3,7 @@ nim-sum rule."""
 
 from __future__ import annotations
 
+import random
 from functools import reduce
 from itertools import product
 from operator import xor
@@ -10,7 +11,6 @@ from operator import xor
 import pytest
 
 from boardgym import BoardgymError, IllegalActionError, make_agent, make_game
-from boardgym.envs.nim import NimState
 
 
 def test_default_heaps_and_action_encoding() -> None:
@@ -73,4 +73,25 @@ def test_perfect_play_agrees_with_the_nim_sum_rule(misere: bool, k: int | None) 
         if not any(heaps):
             continue
         expected = _misere_win(heaps) if misere else _normal_win(heaps, k)
-        assert (perfect.value(NimState(heaps, 0)) > 0) == expected, heaps
+        assert (perfect.value(game.state(heaps)) > 0) == expected, heaps
+
+
+@pytest.mark.parametrize("heaps", [(1, 3, 5, 7, 9), (1000, 999)], ids=["tabulated", "too-large-to-tabulate"])
+def test_every_state_reached_by_play_has_the_key_of_its_heaps(heaps: tuple[int, ...]) -> None:
+    game = make_game("nim", heaps=heaps, k=3)
+    rng = random.Random(0)
+    for _ in range(20):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            assert state == game.state(state.heaps, state.player)
+            legal = game.legal_actions(state)
+            state = game.apply(state, legal[rng.randrange(len(legal))])
+        assert state == game.state((0,) * len(heaps), state.player) and not any(state.heaps)
+    with pytest.raises(IllegalActionError, match="not legal"):
+        game.apply(game.state((0,) + heaps[1:]), 0)  # the first heap is empty
+
+
+@pytest.mark.parametrize("bad", [(1, 3), (2, 3, 5, 7, 9), (1, 3, 5, 7, -1)])
+def test_states_built_from_heaps_must_fit_the_game(bad: tuple[int, ...]) -> None:
+    with pytest.raises(BoardgymError, match="do not fit"):
+        make_game("nim").state(bad)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from boardgym import IllegalActionError, make_game
+from boardgym import BoardgymError, IllegalActionError, make_game
 from boardgym.envs.tictactoe import TicTacToeState
 
 GAME = make_game("tictactoe")
@@ -15,7 +17,9 @@ def board(text: str, player: int) -> TicTacToeState:
     cells = "".join(text.split())
     x = sum(1 << i for i, c in enumerate(cells) if c == "X")
     o = sum(1 << i for i, c in enumerate(cells) if c == "O")
-    return TicTacToeState((x, o), player, -1)
+    state = GAME.state(x, o)
+    assert state.player == player and state.outcome == -1
+    return state
 
 
 @pytest.mark.parametrize(
@@ -72,3 +76,22 @@ def test_number_of_positions_after_n_moves() -> None:
         layer = {GAME.apply(s, a) for s in layer for a in GAME.legal_actions(s)}
         counts.append(len(layer))
     assert counts == [1, 9, 72, 252, 756]
+
+
+def test_states_built_from_boards_match_the_states_reached_by_play() -> None:
+    rng = random.Random(0)
+    for _ in range(50):
+        state = GAME.initial_state()
+        while True:
+            x, o = state.stones
+            assert GAME.state(x, o) == state
+            if GAME.is_terminal(state):
+                break
+            legal = GAME.legal_actions(state)
+            state = GAME.apply(state, legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize(("x", "o"), [(0b1, 0b1), (0b11, 0), (0, 0b1), (1 << 9, 0)])
+def test_impossible_boards_are_refused(x: int, o: int) -> None:
+    with pytest.raises(BoardgymError, match="not a tic-tac-toe position"):
+        GAME.state(x, o)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.envs.connect_four import COLUMNS, HEIGHT, ROWS, ConnectFour, ConnectFourState
+from boardgym.envs.connect_four import COLUMNS, HEIGHT, ROWS, ConnectFour, ConnectFourState, stones
 from boardgym.types import Action, Player
 
 
@@ -33,7 +33,8 @@ class OpenWindows:
         self.rng = rng
 
     def evaluate(self, state: ConnectFourState, player: Player) -> float:
-        own, opp = state.stones[player], state.stones[1 - player]
+        both = stones(state)
+        own, opp = both[player], both[1 - player]
         score = float((own & _CENTRE).bit_count() - (opp & _CENTRE).bit_count())
         for window in WINDOWS:
             mine, theirs = own & window, opp & window
