@@ -91,6 +91,8 @@ class Nim(GameBase[NimState]):
         heaps = tuple(int(h) for h in heaps)
         if len(heaps) != len(self.heaps) or not all(0 <= h <= top for h, top in zip(heaps, self.heaps, strict=True)):
             raise BoardgymError(f"heaps {heaps} do not fit this game's heaps {self.heaps} (one count 0..size per heap)")
+        if player not in (0, 1):
+            raise BoardgymError(f"player {player!r} must be 0 or 1")
         return NimState(heaps, player, player + sum(h * r for h, r in zip(heaps, self._radix, strict=True)))
 
     def initial_state(self) -> NimState:

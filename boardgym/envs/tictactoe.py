@@ -73,7 +73,13 @@ class TicTacToe(GameBase[TicTacToeState]):
     def state(self, x: int, o: int) -> TicTacToeState:
         """The position with X's and O's 9-bit boards ``x`` and ``o`` (outcome and player to
         move follow from them; X moves when both have the same count)."""
-        if x & o or not 0 <= x | o <= FULL or not 0 <= x.bit_count() - o.bit_count() <= 1:
+        if (
+            x & o
+            or not 0 <= x | o <= FULL
+            or not 0 <= x.bit_count() - o.bit_count() <= 1
+            or _HAS_LINE[x]
+            and _HAS_LINE[o]
+        ):
             raise BoardgymError(f"boards x={x:#011b}, o={o:#011b} are not a tic-tac-toe position")
         player = x.bit_count() - o.bit_count()
         outcome = 0 if _HAS_LINE[x] else 1 if _HAS_LINE[o] else DRAW if x | o == FULL else ONGOING

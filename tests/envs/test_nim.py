@@ -95,3 +95,5 @@ def test_every_state_reached_by_play_has_the_key_of_its_heaps(heaps: tuple[int, 
 def test_states_built_from_heaps_must_fit_the_game(bad: tuple[int, ...]) -> None:
     with pytest.raises(BoardgymError, match="do not fit"):
         make_game("nim").state(bad)
+    with pytest.raises(BoardgymError, match="player 2"):
+        make_game("nim").state((1, 3, 5, 7, 9), 2)

@@ -91,7 +91,7 @@ def test_states_built_from_boards_match_the_states_reached_by_play() -> None:
             state = GAME.apply(state, legal[rng.randrange(len(legal))])
 
 
-@pytest.mark.parametrize(("x", "o"), [(0b1, 0b1), (0b11, 0), (0, 0b1), (1 << 9, 0)])
+@pytest.mark.parametrize(("x", "o"), [(0b1, 0b1), (0b11, 0), (0, 0b1), (1 << 9, 0), (0b111, 0b111000)])
 def test_impossible_boards_are_refused(x: int, o: int) -> None:
     with pytest.raises(BoardgymError, match="not a tic-tac-toe position"):
         GAME.state(x, o)
