@@ -77,8 +77,7 @@ class TicTacToe(GameBase[TicTacToeState]):
             x & o
             or not 0 <= x | o <= FULL
             or not 0 <= x.bit_count() - o.bit_count() <= 1
-            or _HAS_LINE[x]
-            and _HAS_LINE[o]
+            or (_HAS_LINE[x] and _HAS_LINE[o])  # both cannot have won
         ):
             raise BoardgymError(f"boards x={x:#011b}, o={o:#011b} are not a tic-tac-toe position")
         player = x.bit_count() - o.bit_count()
