@@ -91,10 +91,19 @@ class ValueTable:
         }
 
     @classmethod
-    def from_payload(cls, game: Game, payload: dict[str, Any], *, decode: bool = True) -> ValueTable:
+    def from_payload(
+        cls, game: Game, payload: dict[str, Any], *, decode: bool = True, path: Path | str = "the checkpoint"
+    ) -> ValueTable:
         """Rebuild the table; with ``decode`` the keys are the rules' states (for training),
         without it they stay flat int tuples (enough for play, see ``TabularAgent``)."""
         table = cls(game)
+        width = len(encode_state(game.initial_state()))
+        if payload["keys"].ndim == 2 and len(payload["keys"]) and payload["keys"].shape[1] != width:
+            raise BoardgymError(
+                f"{str(path)!r} stores {game.name} states as {payload['keys'].shape[1]} ints, but the states of "
+                f"this version of boardgym hold {width}: it was written by an older version; train it again "
+                f"(boardgym train {payload.get('method', 'qlearning')} --game {game.name})"
+            )
         keys = payload["keys"].tolist()
         offsets = payload["offsets"].tolist()
         actions = payload["actions"].tolist()
@@ -158,7 +167,7 @@ class TabularAgent(BaseAgent):
             )
         check_game(payload, game, checkpoint)
         self.method = str(payload.get("method", "tabular"))
-        self.table = ValueTable.from_payload(game, payload, decode=False)
+        self.table = ValueTable.from_payload(game, payload, decode=False, path=checkpoint)
         self.unseen_states = 0
 
     def act(self, game: Game, state: Any) -> Action:

@@ -83,7 +83,7 @@ def train_tabular(config: TabularConfig, method: str, make_episode: EpisodeFacto
     if config.resume:
         payload = load_checkpoint(last_path)
         check_game(payload, game, last_path)
-        table = ValueTable.from_payload(game, payload)
+        table = ValueTable.from_payload(game, payload, path=last_path)
         done = int(payload["episodes_done"])
         rand.setstate(_tuple_state(json.loads(payload["rng_state"])))
     write_config(folder / "config.json", config, method=method)

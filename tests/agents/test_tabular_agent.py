@@ -72,3 +72,14 @@ def test_clear_errors_for_missing_foreign_or_mismatched_checkpoints(tmp_path: Pa
     path = write_table(tmp_path / "nim.pt", nim, {nim.initial_state(): [(0, 1), [0.0, 0.0]]})
     with pytest.raises(BoardgymError, match="same game and parameters"):
         make_agent(f"qlearning:checkpoint={path}", make_game("nim", heaps=(2, 4)))
+
+
+def test_a_table_of_states_in_an_older_layout_is_refused_by_name(tmp_path: Path) -> None:
+    game = make_game("tictactoe")
+    start = game.initial_state()
+    path = write_table(tmp_path / "t.pt", game, {start: [tuple(range(9)), [0.0] * 9]})
+    payload = torch.load(path, weights_only=True)
+    payload["keys"] = payload["keys"][:, :4]  # tic-tac-toe states held four ints before they held a key
+    save_checkpoint(path, payload)
+    with pytest.raises(BoardgymError, match=r"t\.pt' stores tictactoe states as 4 ints.*train it again"):
+        make_agent(f"qlearning:checkpoint={path}", game)
