@@ -7,19 +7,21 @@ subcommand is one more such function and one line in ``COMMANDS``.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Callable
 
 from boardgym import __version__
 from boardgym.agents.registry import AGENTS, make_agent
-from boardgym.envs.registry import GAMES, make_game, parse_game_params
+from boardgym.games import GAMES, make_game, parse_game_params
+from boardgym.registry import Entry, lookup
 from boardgym.train import METHODS
 from boardgym.types import BoardgymError
 
-BENCHES: dict[str, tuple[str, str]] = {
-    "envs": ("boardgym.bench.env_speed", "random play: our AEC envs and rules vs PettingZoo and OpenSpiel"),
-    "search": ("boardgym.bench.search_speed", "MCTS simulations/s and alpha-beta nodes/s vs OpenSpiel's MCTSBot"),
+BENCHES: dict[str, Entry] = {
+    "envs": Entry("boardgym.bench.env_speed:main", "random play: our AEC envs and rules vs PettingZoo and OpenSpiel"),
+    "search": Entry(
+        "boardgym.bench.search_speed:main", "MCTS simulations/s and alpha-beta nodes/s vs OpenSpiel's MCTSBot"
+    ),
 }
 
 
@@ -75,8 +77,8 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
     tables = {
         "games": {name: f"{entry.summary}  [gym id boardgym/{entry.gym_name}-v0]" for name, entry in GAMES.items()},
         "agents": {name: entry.summary for name, entry in AGENTS.items()},
-        "methods": {name: summary for name, (_, summary) in METHODS.items()},
-        "benches": {name: summary for name, (_, summary) in BENCHES.items()},
+        "methods": {name: entry.summary for name, entry in METHODS.items()},
+        "benches": {name: entry.summary for name, entry in BENCHES.items()},
     }
     for title, rows in tables.items():
         if args.what not in (None, title):
@@ -141,8 +143,8 @@ def _train(args: argparse.Namespace, extra: list[str]) -> int:
         print("usage: boardgym train METHOD --game GAME [options]   (boardgym train METHOD --help for the options)")
         print("methods:", ", ".join(METHODS) or "(none yet)")
         return 0
-    module = _module(METHODS, args.method, "training method")
-    return int(module.main(extra, prog=f"boardgym train {args.method}") or 0)
+    run = lookup(METHODS, args.method, "training method").load()
+    return int(run(extra, prog=f"boardgym train {args.method}") or 0)
 
 
 # -- bench --------------------------------------------------------------------------------------
@@ -155,17 +157,11 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
 def _bench(args: argparse.Namespace, extra: list[str]) -> int:
     if args.which is None or args.which in ("-h", "--help"):
         print("usage: boardgym bench BENCH [options]   (boardgym bench BENCH --help for the options)")
-        for name, (_, summary) in BENCHES.items():
-            print(f"  {name:<10} {summary}")
+        for name, entry in BENCHES.items():
+            print(f"  {name:<10} {entry.summary}")
         return 0
-    module = _module(BENCHES, args.which, "benchmark")
-    return int(module.main(extra, prog=f"boardgym bench {args.which}") or 0)
-
-
-def _module(table: dict[str, tuple[str, str]], name: str, kind: str):
-    if name not in table:
-        raise BoardgymError(f"unknown {kind} {name!r}; known: {', '.join(table) or '(none yet)'}")
-    return importlib.import_module(table[name][0])
+    run = lookup(BENCHES, args.which, "benchmark").load()
+    return int(run(extra, prog=f"boardgym bench {args.which}") or 0)
 
 
 # -- solve --------------------------------------------------------------------------------------
@@ -180,11 +176,11 @@ def _solve(args: argparse.Namespace, extra: list[str]) -> int:
 
     if args.puzzle is None or args.puzzle in ("-h", "--help"):
         print("usage: boardgym solve PUZZLE [options]   (boardgym solve PUZZLE --help for the options)")
-        for name, (_, summary) in SOLVERS.items():
-            print(f"  {name:<10} {summary}")
+        for name, entry in SOLVERS.items():
+            print(f"  {name:<10} {entry.summary}")
         return 0
-    module = _module(SOLVERS, args.puzzle, "puzzle")
-    return int(module.main(extra, prog=f"boardgym solve {args.puzzle}") or 0)
+    run = lookup(SOLVERS, args.puzzle, "puzzle").load()
+    return int(run(extra, prog=f"boardgym solve {args.puzzle}") or 0)
 
 
 # -- evaluate -----------------------------------------------------------------------------------
@@ -224,7 +220,8 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
 def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
     import os
 
-    from boardgym.evaluate.report import analyse, console_summary, write_report
+    from boardgym.evaluate.analysis import analyse
+    from boardgym.evaluate.report import console_summary, write_report
     from boardgym.evaluate.tournament import evaluate_folder, run_tournament
 
     out_dir = evaluate_folder(args.game, args.run_name, args.seed, args.resume)

@@ -56,7 +56,7 @@ class CoevolvedAgent(MinimaxAgent):
             )
         self.redraw = weights == "random"
         if checkpoint is not None:
-            from boardgym.train.common import load_checkpoint
+            from boardgym.runs import load_checkpoint
 
             payload = load_checkpoint(checkpoint)
             if payload.get("format") != FORMAT:

@@ -27,8 +27,8 @@ import numpy as np
 
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.tabular import check_game
-from boardgym.envs.nim import Nim, NimState
 from boardgym.game import Game
+from boardgym.games.nim import Nim, NimState
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.evolved_nim/1"
@@ -127,7 +127,7 @@ class EvolvedNimAgent(BaseAgent):
                 "the es agent needs an evolved genome: write es:checkpoint=runs/nim/es/<run>/final.pt "
                 "(evolve one with `boardgym train es --game nim`)"
             )
-        from boardgym.train.common import load_checkpoint
+        from boardgym.runs import load_checkpoint
 
         payload = load_checkpoint(checkpoint)
         if payload.get("format") != FORMAT:

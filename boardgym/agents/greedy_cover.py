@@ -8,8 +8,8 @@ random one of the tied sets with ``random_ties=true``.
 from __future__ import annotations
 
 from boardgym.agents.base import BaseAgent
-from boardgym.envs.setcover import SetCover, SetCoverState
 from boardgym.game import Game
+from boardgym.games.setcover import SetCover, SetCoverState
 from boardgym.types import Action, BoardgymError
 
 
@@ -25,15 +25,3 @@ class GreedyCoverAgent(BaseAgent):
     def act(self, game: Game, state: SetCoverState) -> Action:
         best = game.greediest_sets(state)
         return best[int(self.rng.integers(len(best)))] if self.random_ties else best[0]
-
-
-def greedy_cover(game: SetCover, state: SetCoverState | None = None) -> list[Action]:
-    """The sets the greedy rule takes from ``state`` (default: the start) to a cover."""
-    agent = GreedyCoverAgent(game)
-    state = game.initial_state() if state is None else state
-    actions = []
-    while not game.is_terminal(state):
-        action = agent.act(game, state)
-        actions.append(action)
-        state = game.apply(state, action)
-    return actions

@@ -1,7 +1,7 @@
 """Monte Carlo tree search over the rules API, with UCT or PUCT selection.
 
 One search class, ``MCTS``, serves both the random-rollout player (``mcts:simulations=800``)
-and AlphaZero: the leaf ``Evaluator`` (``boardgym.agents.evaluator``) returns priors and a
+and AlphaZero: the leaf ``Evaluator`` (``boardgym.agents.leaf``) returns priors and a
 value, and ``c_puct`` switches the selection rule from UCT (Kocsis & Szepesvári 2006) to the
 prior-weighted PUCT of AlphaZero (Silver et al. 2017). OpenSpiel's ``mcts.py`` is the model of
 the separation between search and evaluator.
@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from boardgym.agents.base import BaseAgent
-from boardgym.agents.evaluator import Evaluator, RolloutEvaluator
+from boardgym.agents.leaf import Evaluator, RolloutEvaluator
 from boardgym.game import Game
 from boardgym.types import Action, BoardgymError
 

@@ -141,7 +141,7 @@ class NeatAgent(BaseAgent):
                 "the neat agent needs an evolved network: write neat:checkpoint=runs/quixo/neat/<run>/final.pt "
                 "(evolve one with `boardgym train neat --game quixo`)"
             )
-        from boardgym.train.common import load_checkpoint
+        from boardgym.runs import load_checkpoint
 
         payload = load_checkpoint(checkpoint)
         if payload.get("format") != FORMAT:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from boardgym.agents.base import BaseAgent
-from boardgym.envs.nim import Nim, NimState
 from boardgym.game import Game
+from boardgym.games.nim import Nim, NimState
 from boardgym.types import Action, BoardgymError
 
 

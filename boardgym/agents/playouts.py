@@ -61,7 +61,7 @@ def _hex_kernel(game: Any) -> Playout | None:
 
 
 def _connect_four_kernel(game: Any) -> Playout:
-    from boardgym.envs.connect_four import COLUMNS, HEIGHT, ROWS
+    from boardgym.games.connect_four import COLUMNS, HEIGHT, ROWS
 
     bottom = tuple(1 << (HEIGHT * c) for c in range(COLUMNS))
     top = tuple(1 << (HEIGHT * c + ROWS - 1) for c in range(COLUMNS))

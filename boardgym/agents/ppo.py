@@ -48,7 +48,7 @@ class PPOAgent(BaseAgent):
             )
         import torch
 
-        from boardgym.train.common import load_checkpoint
+        from boardgym.runs import load_checkpoint
 
         payload = load_checkpoint(checkpoint)
         if payload.get("format") != FORMAT:

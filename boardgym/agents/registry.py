@@ -8,64 +8,43 @@ of those) and converted by their annotations. Adding an agent means adding its l
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import types
 import typing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from boardgym.agents.base import Agent
 from boardgym.game import Game
+from boardgym.registry import Entry, lookup, parse_value
 from boardgym.types import BoardgymError
 
+AgentEntry = Entry
+"""A line of ``AGENTS``: the agent class as "module:Class" (imported only when used) and a summary."""
 
-@dataclass(frozen=True)
-class AgentEntry:
-    """``cls``: "module:Class" of the agent (imported only when used); ``summary``: one line."""
-
-    cls: str
-    summary: str
-
-
-AGENTS: dict[str, AgentEntry] = {
-    "random": AgentEntry("boardgym.agents.random_agent:RandomAgent", "uniformly random legal moves"),
-    "human": AgentEntry("boardgym.agents.human:HumanAgent", "a person typing moves at the terminal"),
-    "perfect": AgentEntry("boardgym.agents.perfect:PerfectAgent", "exact play by memoised search (small games only)"),
-    "qlearning": AgentEntry(
-        "boardgym.agents.tabular:TabularAgent", "greedy play from a Q-learning table (checkpoint=)"
-    ),
-    "montecarlo": AgentEntry(
-        "boardgym.agents.tabular:TabularAgent", "greedy play from a Monte Carlo table (checkpoint=)"
-    ),
-    "ppo": AgentEntry("boardgym.agents.ppo:PPOAgent", "a MaskablePPO policy (checkpoint=, deterministic=)"),
-    "es": AgentEntry("boardgym.agents.evolved_nim:EvolvedNimAgent", "an evolved Nim genome (checkpoint=)"),
-    "coevolved": AgentEntry(
+AGENTS: dict[str, Entry] = {
+    "random": Entry("boardgym.agents.random_agent:RandomAgent", "uniformly random legal moves"),
+    "human": Entry("boardgym.agents.human:HumanAgent", "a person typing moves at the terminal"),
+    "perfect": Entry("boardgym.agents.perfect:PerfectAgent", "exact play by memoised search (small games only)"),
+    "qlearning": Entry("boardgym.agents.tabular:TabularAgent", "greedy play from a Q-learning table (checkpoint=)"),
+    "montecarlo": Entry("boardgym.agents.tabular:TabularAgent", "greedy play from a Monte Carlo table (checkpoint=)"),
+    "ppo": Entry("boardgym.agents.ppo:PPOAgent", "a MaskablePPO policy (checkpoint=, deterministic=)"),
+    "es": Entry("boardgym.agents.evolved_nim:EvolvedNimAgent", "an evolved Nim genome (checkpoint=)"),
+    "coevolved": Entry(
         "boardgym.agents.coevolved:CoevolvedAgent", "alpha-beta with coevolved weights (checkpoint=, depth=)"
     ),
-    "neat": AgentEntry("boardgym.agents.neat_agent:NeatAgent", "a NEAT-evolved network (checkpoint=)"),
-    "mcts": AgentEntry(
-        "boardgym.agents.mcts:MCTSAgent", "UCT tree search with random rollouts (simulations=, time=, c=)"
-    ),
-    "minimax": AgentEntry(
+    "neat": Entry("boardgym.agents.neat_agent:NeatAgent", "a NEAT-evolved network (checkpoint=)"),
+    "mcts": Entry("boardgym.agents.mcts:MCTSAgent", "UCT tree search with random rollouts (simulations=, time=, c=)"),
+    "minimax": Entry(
         "boardgym.agents.minimax:MinimaxAgent", "alpha-beta with iterative deepening (depth=, time=, eval=, exact=)"
     ),
-    "nimsum": AgentEntry(
+    "nimsum": Entry(
         "boardgym.agents.nim_perfect:NimSumAgent", "perfect Nim by the nim-sum rule (normal, misere, max-take k)"
     ),
-    "alphazero": AgentEntry(
-        "boardgym.agents.alphazero.agent:AlphaZeroAgent", "PUCT on a trained network (checkpoint=)"
-    ),
-    "astar": AgentEntry(
-        "boardgym.agents.astar:AStarAgent", "A*, optimal on 1-player puzzles (max_nodes=, time_limit=)"
-    ),
-    "ucs": AgentEntry(
-        "boardgym.agents.astar:UCSAgent", "uniform-cost search on 1-player puzzles (max_nodes=, time_limit=)"
-    ),
-    "greedy": AgentEntry(
-        "boardgym.agents.greedy_cover:GreedyCoverAgent", "set cover: most new elements (random_ties=)"
-    ),
+    "alphazero": Entry("boardgym.agents.alphazero.agent:AlphaZeroAgent", "PUCT on a trained network (checkpoint=)"),
+    "astar": Entry("boardgym.agents.astar:AStarAgent", "A*, optimal on 1-player puzzles (max_nodes=, time_limit=)"),
+    "ucs": Entry("boardgym.agents.astar:UCSAgent", "uniform-cost search on 1-player puzzles (max_nodes=, time_limit=)"),
+    "greedy": Entry("boardgym.agents.greedy_cover:GreedyCoverAgent", "set cover: most new elements (random_ties=)"),
 }
 
 _SIMPLE = (int, float, bool, str, Path)
@@ -85,7 +64,10 @@ def make_agent(spec: str | Agent, game: Game, seed: int | None = None) -> Agent:
                 f"agent {name!r} has no parameter {key!r} (in spec {spec!r}); "
                 f"it takes: {', '.join(f'{k}=<{t.__name__}>' for k, t in accepted.items()) or 'no parameters'}"
             )
-        kwargs[key] = _convert(text, accepted[key], key, spec)
+        try:
+            kwargs[key] = parse_value(text, accepted[key], name=key)
+        except BoardgymError as error:
+            raise BoardgymError(f"{error} (in agent spec {spec!r})") from None
     agent = cls(game, seed=seed, **kwargs)
     agent.spec = spec
     return agent
@@ -106,12 +88,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def agent_class(name: str) -> type:
-    try:
-        entry = AGENTS[name]
-    except KeyError:
-        raise BoardgymError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}") from None
-    module, _, cls = entry.cls.partition(":")
-    return getattr(importlib.import_module(module), cls)
+    cls: type = lookup(AGENTS, name, "agent").load()
+    return cls
 
 
 def spec_parameters(cls: type) -> dict[str, type]:
@@ -135,21 +113,3 @@ def _simple_type(annotation: Any) -> type | None:
         if len(options) == 1 and options[0] in _SIMPLE:
             return options[0]
     return None
-
-
-def _convert(text: str, kind: type, key: str, spec: str) -> Any:
-    try:
-        if kind is bool:
-            lowered = text.lower()
-            if lowered not in ("true", "false", "1", "0", "yes", "no"):
-                raise ValueError
-            return lowered in ("true", "1", "yes")
-        return kind(text)
-    except ValueError:
-        raise BoardgymError(f"{key}={text!r} in agent spec {spec!r} must be {_type_name(kind)}") from None
-
-
-def _type_name(kind: type) -> str:
-    return {int: "an integer", float: "a number", bool: "true or false", str: "text", Path: "a path"}.get(
-        kind, kind.__name__
-    )

@@ -157,7 +157,7 @@ class TabularAgent(BaseAgent):
                 "the tabular agent needs a trained table: write e.g. qlearning:checkpoint=runs/tictactoe/qlearning/"
                 "quickstart/final.pt (train one with `boardgym train qlearning --game tictactoe`)"
             )
-        from boardgym.train.common import load_checkpoint
+        from boardgym.runs import load_checkpoint
 
         payload = load_checkpoint(checkpoint)
         if payload.get("format") != FORMAT:

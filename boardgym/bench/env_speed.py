@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from boardgym.bench import optional_import
-from boardgym.envs.registry import make_game
+from boardgym.games import make_game
 
 
 @dataclass(frozen=True)

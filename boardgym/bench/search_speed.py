@@ -27,13 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.agents.evaluator import RolloutEvaluator
 from boardgym.agents.heuristics import make_heuristic
+from boardgym.agents.leaf import RolloutEvaluator
 from boardgym.agents.mcts import MCTS
 from boardgym.agents.minimax import AlphaBeta
 from boardgym.agents.registry import make_agent
 from boardgym.bench import optional_import
-from boardgym.envs.registry import make_game
+from boardgym.games import make_game
 
 UCT_C = 1.4
 

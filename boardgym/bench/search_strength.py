@@ -16,9 +16,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.evaluate.match import DRAW, play_match
 from boardgym.evaluate.ratings import wilson_interval
+from boardgym.games import make_game, parse_game_params
 
 
 def main(argv: list[str] | None = None, prog: str = "search_strength") -> int:

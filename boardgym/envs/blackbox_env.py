@@ -9,7 +9,7 @@
 - Action: ``MultiBinary(genome_length)``, the genome.
 - Observation: ``MultiBinary(genome_length)``: zeros after ``reset``, the genome just
   evaluated after ``step``.
-- Reward: the genome's fitness in [0, 1] (1.0 for all ones; see ``boardgym.envs.blackbox``).
+- Reward: the genome's fitness in [0, 1] (1.0 for all ones; see ``boardgym.games.blackbox``).
 - ``info["calls"]``: fitness evaluations of the current run, over all its episodes. A run
   starts when the env is made and again at each ``reset(seed=...)`` with a seed; a plain
   ``reset()`` goes on counting. ``info["fitness"]`` is the reward, ``info["instance"]`` the
@@ -24,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from boardgym.envs.blackbox import GENOME_LENGTH, BlackBoxProblem
+from boardgym.games.blackbox import GENOME_LENGTH, BlackBoxProblem
 from boardgym.types import BoardgymError
 
 

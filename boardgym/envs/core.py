@@ -31,8 +31,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from boardgym.envs.registry import make_game
 from boardgym.game import Game
+from boardgym.games import make_game
 from boardgym.types import Action, BoardgymError, IllegalActionError
 
 RENDER_MODES = ["ansi", "human", "rgb_array"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from boardgym.envs.registry import GAMES
+from boardgym.games import GAMES
 
 
 def register_envs() -> None:

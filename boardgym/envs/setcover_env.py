@@ -26,8 +26,8 @@ import numpy as np
 from gymnasium import spaces
 
 from boardgym.envs.core import check_render_mode, render_state
-from boardgym.envs.registry import make_game
-from boardgym.envs.setcover import SetCover
+from boardgym.games import make_game
+from boardgym.games.setcover import SetCover
 from boardgym.types import BoardgymError, IllegalActionError, Mask
 
 

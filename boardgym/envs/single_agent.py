@@ -23,8 +23,8 @@ from gymnasium import spaces
 
 from boardgym.agents.registry import make_agent
 from boardgym.envs.core import RENDER_MODES, _as_action, check_render_mode, render_modes, render_state
-from boardgym.envs.registry import make_game
 from boardgym.game import Game
+from boardgym.games import make_game
 from boardgym.types import BoardgymError, IllegalActionError, Mask
 
 

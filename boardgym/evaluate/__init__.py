@@ -6,9 +6,10 @@ script runs; ``run_tournament`` plays a round robin in worker processes and writ
 all of it from the command line.
 """
 
+from boardgym.evaluate.analysis import analyse
 from boardgym.evaluate.match import DRAW, MatchRecord, MatchSummary, play_games, play_match
 from boardgym.evaluate.ratings import fit_elo, trueskill_ratings, wilson_interval
-from boardgym.evaluate.report import analyse, console_summary, leaderboard_markdown, write_report
+from boardgym.evaluate.report import console_summary, leaderboard_markdown, write_report
 from boardgym.evaluate.tournament import Tournament, load_tournament, run_tournament
 
 __all__ = [

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from boardgym.evaluate.analysis import Analysis, Record, SoloStanding
 from boardgym.evaluate.tournament import Tournament
-
-if TYPE_CHECKING:
-    from boardgym.evaluate.report import Analysis, Record, SoloStanding
 
 COLORS = {"win": "#4c9a2a", "draw": "#b0b0b0", "loss": "#c0392b"}
 

@@ -32,11 +32,11 @@ from typing import Any
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent, parse_spec
-from boardgym.envs.registry import make_game
 from boardgym.evaluate.match import DRAW, MatchRecord, play_match
 from boardgym.evaluate.ratings import GameResult
 from boardgym.game import Game
-from boardgym.train.common import RUNS_ROOT, atomic_write_text
+from boardgym.games import make_game
+from boardgym.runs import RUNS_ROOT, atomic_write_text
 from boardgym.types import BoardgymError
 
 SETTINGS_FILE = "tournament.json"

@@ -1,14 +1,21 @@
-"""Puzzle solvers run by ``boardgym solve PUZZLE [options]``: set cover (greedy, A*, UCS,
-exact optimum) and the lab 9 black-box problem (evolutionary and linkage-learning search).
+"""Solvers: exact and heuristic search over the rules, below the agents that play with them
+(A* and uniform-cost search for puzzles, set cover's exact optimum, the black-box
+optimisers), and the ``boardgym solve PUZZLE`` runners.
 
-SOLVERS maps a puzzle name to the module whose ``main(argv, prog)`` runs it and a summary.
+``SOLVERS`` maps a puzzle name to the ``main(argv, prog)`` that runs it.
 """
 
 from __future__ import annotations
 
-SOLVERS: dict[str, tuple[str, str]] = {
-    "setcover": ("boardgym.solve.setcover", "greedy and A* (optionally UCS) vs the exact optimum (brute force / milp)"),
-    "blackbox": ("boardgym.solve.blackbox_run", "lab 9 black-box problem: linkage search and the seed reports' EAs"),
+from boardgym.registry import Entry
+
+SOLVERS: dict[str, Entry] = {
+    "setcover": Entry(
+        "boardgym.solve.setcover:main", "greedy and A* (optionally UCS) vs the exact optimum (brute force / milp)"
+    ),
+    "blackbox": Entry(
+        "boardgym.solve.blackbox_run:main", "lab 9 black-box problem: linkage search and the seed reports' EAs"
+    ),
 }
 
 __all__ = ["SOLVERS"]

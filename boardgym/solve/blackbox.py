@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from boardgym.envs.blackbox import BlackBoxProblem
+from boardgym.games.blackbox import BlackBoxProblem
 from boardgym.types import BoardgymError
 
 Fitness = Callable[[np.ndarray], float]

@@ -18,9 +18,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from boardgym.envs.blackbox import BlackBoxProblem, check_instance
+from boardgym.config import build_parser, config_from_args, config_to_dict, option
+from boardgym.games.blackbox import BlackBoxProblem, check_instance
+from boardgym.runs import atomic_write_text, run_dir
 from boardgym.solve.blackbox import OPTIMISERS, RunResult, optimiser, run
-from boardgym.train.common import atomic_write_text, build_parser, config_from_args, config_to_dict, option, run_dir
 from boardgym.types import BoardgymError
 
 SEED_000_CALLS = 142_705

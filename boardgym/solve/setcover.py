@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.agents.astar import SearchResult, search
-from boardgym.agents.greedy_cover import greedy_cover
-from boardgym.envs.setcover import SetCover
-from boardgym.train.common import atomic_write_text, build_parser, config_from_args, config_to_dict, option, run_dir
-from boardgym.types import BoardgymError
+from boardgym.config import build_parser, config_from_args, config_to_dict, option
+from boardgym.games.setcover import SetCover, SetCoverState
+from boardgym.runs import atomic_write_text, run_dir
+from boardgym.solve.astar import SearchResult, search
+from boardgym.types import Action, BoardgymError
 
 BRUTE_FORCE_LIMIT = 2_000_000
 """Brute force is used while the number of set combinations to try stays under this."""
@@ -54,6 +54,17 @@ def exact_cover_size(game: SetCover) -> int:
     if _combinations_up_to(game.num_sets, len(greedy_cover(game))) <= BRUTE_FORCE_LIMIT:
         return brute_force_cover_size(game)
     return milp_cover_size(game)
+
+
+def greedy_cover(game: SetCover, state: SetCoverState | None = None) -> list[Action]:
+    """The sets the greedy rule takes from ``state`` (default: the start) to a cover."""
+    state = game.initial_state() if state is None else state
+    actions = []
+    while not game.is_terminal(state):
+        action = game.greediest_sets(state)[0]
+        actions.append(action)
+        state = game.apply(state, action)
+    return actions
 
 
 def brute_force_cover_size(game: SetCover) -> int:

@@ -33,27 +33,17 @@ import torch
 from tqdm import tqdm
 
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, checkpoint_payload, network_from_payload, resolve_device
-from boardgym.agents.alphazero.evaluator import NetworkEvaluator
+from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy
 from boardgym.agents.alphazero.replay import ReplayBuffer
 from boardgym.agents.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha, play_selfplay_games
 from boardgym.agents.alphazero.workers import SelfPlayPool
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
-from boardgym.envs.registry import make_game, parse_game_params
+from boardgym.config import config_from_argv, config_to_dict, log_hparams, make_writer, option, write_config
 from boardgym.evaluate.match import play_games
 from boardgym.game import Game
-from boardgym.train.common import (
-    atomic_write_bytes,
-    config_from_argv,
-    config_to_dict,
-    load_checkpoint,
-    log_hparams,
-    make_writer,
-    option,
-    run_dir,
-    save_checkpoint,
-    write_config,
-)
+from boardgym.games import make_game, parse_game_params
+from boardgym.runs import atomic_write_bytes, load_checkpoint, run_dir, save_checkpoint
 from boardgym.types import BoardgymError
 
 METHOD = "alphazero"

@@ -33,18 +33,9 @@ import numpy as np
 
 from boardgym.agents.coevolved import FORMAT, CoevolvedAgent, feature_count, weighted_minimax
 from boardgym.agents.tabular import check_game, game_signature
+from boardgym.config import config_from_argv, config_to_dict, log_hparams, make_writer, option, write_config
 from boardgym.game import Game
-from boardgym.train.common import (
-    config_from_argv,
-    config_to_dict,
-    load_checkpoint,
-    log_hparams,
-    make_writer,
-    option,
-    run_dir,
-    save_checkpoint,
-    write_config,
-)
+from boardgym.runs import load_checkpoint, run_dir, save_checkpoint
 from boardgym.train.evaluation import check_run_folder, evaluate_agent, game_from_options
 from boardgym.types import BoardgymError
 

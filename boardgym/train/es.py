@@ -32,18 +32,9 @@ import numpy as np
 from boardgym.agents.evolved_nim import FORMAT, GENOMES, EvolvedNimAgent, NimPolicy, genome_size
 from boardgym.agents.nim_perfect import mover_wins, winning_moves
 from boardgym.agents.tabular import check_game, game_signature
-from boardgym.envs.nim import Nim, NimState
-from boardgym.train.common import (
-    config_from_argv,
-    config_to_dict,
-    load_checkpoint,
-    log_hparams,
-    make_writer,
-    option,
-    run_dir,
-    save_checkpoint,
-    write_config,
-)
+from boardgym.config import config_from_argv, config_to_dict, log_hparams, make_writer, option, write_config
+from boardgym.games.nim import Nim, NimState
+from boardgym.runs import load_checkpoint, run_dir, save_checkpoint
 from boardgym.train.evaluation import check_run_folder, evaluate_agent, game_from_options
 from boardgym.types import Action, BoardgymError
 

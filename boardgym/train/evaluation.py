@@ -15,9 +15,9 @@ from typing import Any
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import AGENTS, make_agent
-from boardgym.envs.registry import make_game, parse_game_params
 from boardgym.evaluate.match import play_games
 from boardgym.game import Game
+from boardgym.games import make_game, parse_game_params
 from boardgym.types import BoardgymError
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from boardgym.agents.base import Agent
 from boardgym.agents.tabular import ValueTable
+from boardgym.config import config_from_argv, option
 from boardgym.game import Game
-from boardgym.train.common import config_from_argv, option
 from boardgym.train.tabular import TabularConfig, train_tabular
 
 METHOD = "montecarlo"

@@ -38,18 +38,9 @@ from neat.graphs import feed_forward_layers
 from boardgym.agents.minimax import MinimaxAgent
 from boardgym.agents.neat_agent import ACTIVATIONS, FORMAT, MODES, NeatAgent, Network, choose_move
 from boardgym.agents.tabular import check_game, game_signature
+from boardgym.config import config_from_argv, config_to_dict, log_hparams, make_writer, option, write_config
 from boardgym.game import Game
-from boardgym.train.common import (
-    atomic_write_bytes,
-    config_from_argv,
-    config_to_dict,
-    log_hparams,
-    make_writer,
-    option,
-    run_dir,
-    save_checkpoint,
-    write_config,
-)
+from boardgym.runs import atomic_write_bytes, run_dir, save_checkpoint
 from boardgym.train.evaluation import check_run_folder, evaluate_agent, game_from_options
 from boardgym.types import BoardgymError
 
@@ -290,7 +281,7 @@ def _neat_config(config: Config, game: Game, path: Path) -> neat.Config:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    from boardgym.train.common import load_checkpoint
+    from boardgym.runs import load_checkpoint
 
     return load_checkpoint(path)
 

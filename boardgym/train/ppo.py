@@ -35,19 +35,10 @@ from boardgym.agents.base import BaseAgent
 from boardgym.agents.ppo import FORMAT, PPOAgent
 from boardgym.agents.random_agent import RandomAgent
 from boardgym.agents.tabular import check_game, game_signature
-from boardgym.envs.registry import GAMES
+from boardgym.config import config_from_argv, config_to_dict, log_hparams, make_writer, option, write_config
 from boardgym.game import Game
-from boardgym.train.common import (
-    config_from_argv,
-    config_to_dict,
-    load_checkpoint,
-    log_hparams,
-    make_writer,
-    option,
-    run_dir,
-    save_checkpoint,
-    write_config,
-)
+from boardgym.games import GAMES
+from boardgym.runs import load_checkpoint, run_dir, save_checkpoint
 from boardgym.train.evaluation import check_run_folder, eval_opponents, evaluate_agent, game_from_options
 from boardgym.types import Action, BoardgymError
 

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from boardgym.agents.base import Agent
 from boardgym.agents.tabular import ValueTable
+from boardgym.config import config_from_argv
 from boardgym.game import Game
-from boardgym.train.common import config_from_argv
 from boardgym.train.tabular import TabularConfig, train_tabular
 
 METHOD = "qlearning"

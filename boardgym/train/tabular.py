@@ -19,17 +19,9 @@ from typing import Any
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
 from boardgym.agents.tabular import FORMAT, TabularAgent, ValueTable, check_game, game_signature
+from boardgym.config import config_to_dict, log_hparams, make_writer, option, write_config
 from boardgym.game import Game
-from boardgym.train.common import (
-    config_to_dict,
-    load_checkpoint,
-    log_hparams,
-    make_writer,
-    option,
-    run_dir,
-    save_checkpoint,
-    write_config,
-)
+from boardgym.runs import load_checkpoint, run_dir, save_checkpoint
 from boardgym.train.evaluation import check_run_folder, eval_opponents, evaluate_agent, game_from_options
 from boardgym.types import BoardgymError
 

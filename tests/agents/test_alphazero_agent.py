@@ -10,7 +10,7 @@ import torch
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, checkpoint_payload, resolve_device
 from boardgym.agents.alphazero.network import build_network
-from boardgym.train.common import save_checkpoint
+from boardgym.runs import save_checkpoint
 from boardgym.types import BoardgymError
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from boardgym import make_game
 from boardgym.agents.alphazero.replay import ReplayBuffer, augment
-from boardgym.envs.tictactoe import TicTacToe
+from boardgym.games.tictactoe import TicTacToe
 from boardgym.types import BoardgymError
 
 

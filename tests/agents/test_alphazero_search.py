@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from boardgym import make_game
-from boardgym.agents.alphazero.evaluator import NetworkEvaluator
+from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import build_network
 from boardgym.agents.alphazero.selfplay import (
     SelfPlaySettings,
@@ -15,9 +15,9 @@ from boardgym.agents.alphazero.selfplay import (
     play_selfplay_games,
     search_lockstep,
 )
-from boardgym.agents.evaluator import Evaluator, RolloutEvaluator
+from boardgym.agents.leaf import Evaluator, RolloutEvaluator
 from boardgym.agents.mcts import MCTS
-from boardgym.envs.registry import GAMES
+from boardgym.games import GAMES
 
 
 @pytest.fixture(autouse=True)

@@ -8,10 +8,9 @@ import pytest
 
 import boardgym  # noqa: F401  (registers the ids)
 from boardgym import make_agent, make_game
-from boardgym.agents.astar import search
-from boardgym.agents.greedy_cover import greedy_cover
-from boardgym.envs.setcover import SetCover
-from boardgym.solve.setcover import brute_force_cover_size, milp_cover_size
+from boardgym.games.setcover import SetCover
+from boardgym.solve.astar import search
+from boardgym.solve.setcover import brute_force_cover_size, greedy_cover, milp_cover_size
 from boardgym.types import BoardgymError
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from boardgym import BoardgymError, make_agent, make_game
-from boardgym.agents.evaluator import RolloutEvaluator
+from boardgym.agents.leaf import RolloutEvaluator
 from boardgym.agents.mcts import MCTS, MCTSAgent
 
 

@@ -8,7 +8,7 @@ from boardgym import BoardgymError, make_agent, make_game
 from boardgym.agents.heuristics import make_heuristic
 from boardgym.agents.minimax import PROVEN, WIN, AlphaBeta
 from boardgym.agents.perfect import PerfectAgent
-from boardgym.envs.hex import Hex
+from boardgym.games.hex import Hex
 
 
 def replay(game, moves: str):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from boardgym import make_game
-from boardgym.agents.evaluator import RolloutEvaluator
+from boardgym.agents.leaf import RolloutEvaluator
 from boardgym.agents.playouts import playout_kernel
-from boardgym.envs.hex import Hex
+from boardgym.games.hex import Hex
 
 
 def replay(game, moves: str):

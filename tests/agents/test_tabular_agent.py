@@ -9,7 +9,7 @@ import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.tabular import FORMAT, TabularAgent, ValueTable, decode_state, encode_state, game_signature
-from boardgym.train.common import save_checkpoint
+from boardgym.runs import save_checkpoint
 from boardgym.types import BoardgymError
 
 

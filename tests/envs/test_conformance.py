@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 import boardgym
-from boardgym.envs import GAMES, make_game
+from boardgym.games import GAMES, make_game
 
 TWO_PLAYER = [name for name in GAMES if make_game(name).num_players == 2]
 

@@ -8,7 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import boardgym  # noqa: F401  (registers the ids)
-from boardgym.agents.greedy_cover import greedy_cover
+from boardgym.solve.setcover import greedy_cover
 from boardgym.types import BoardgymError
 
 

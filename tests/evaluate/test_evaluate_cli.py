@@ -9,7 +9,7 @@ import pytest
 from boardgym.agents import AGENTS, AgentEntry
 from boardgym.agents.random_agent import RandomAgent
 from boardgym.cli import main
-from boardgym.envs.registry import GAMES
+from boardgym.games import GAMES
 
 
 class FailingAgent(RandomAgent):

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from boardgym.evaluate.analysis import analyse, solo_standings
 from boardgym.evaluate.match import MatchRecord
-from boardgym.evaluate.report import analyse, console_summary, leaderboard_markdown, solo_standings, write_report
+from boardgym.evaluate.report import console_summary, leaderboard_markdown, write_report
 from boardgym.evaluate.tournament import PlayedGame, Tournament, run_tournament
 
 

@@ -9,7 +9,7 @@ import statistics
 import numpy as np
 import pytest
 
-from boardgym.envs.blackbox import BlackBoxProblem
+from boardgym.games.blackbox import BlackBoxProblem
 from boardgym.solve.blackbox import OPTIMISERS, StopSearch, Tracker, linkage_groups, run
 from boardgym.types import BoardgymError
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from boardgym.cli import main
-from boardgym.envs.setcover import SetCover
+from boardgym.games.setcover import SetCover
 from boardgym.solve.setcover import brute_force_cover_size, exact_cover_size, milp_cover_size
 
 

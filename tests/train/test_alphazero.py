@@ -12,11 +12,11 @@ import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, load_network
-from boardgym.envs.registry import GAMES
 from boardgym.evaluate.match import play_games
+from boardgym.games import GAMES
+from boardgym.runs import load_checkpoint
 from boardgym.train import METHODS
 from boardgym.train.alphazero import Config, main, train
-from boardgym.train.common import load_checkpoint
 from boardgym.types import BoardgymError
 
 
@@ -59,7 +59,7 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_alphazero_is_a_registered_method() -> None:
-    assert METHODS["alphazero"][0] == "boardgym.train.alphazero"
+    assert METHODS["alphazero"].target == "boardgym.train.alphazero:main"
 
 
 def test_one_iteration_end_to_end_writes_a_playable_checkpoint(in_tmp: Path) -> None:

@@ -11,8 +11,8 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from boardgym import make_agent, make_game
 from boardgym.agents.coevolved import CoevolvedAgent
-from boardgym.envs.registry import parse_game_params
 from boardgym.evaluate.match import play_games
+from boardgym.games import parse_game_params
 from boardgym.train import METHODS
 from boardgym.train.coevolve import Config, Cup, _next_generation, train
 from boardgym.types import BoardgymError
@@ -21,7 +21,7 @@ TINY = dict(population=4, generations=2, depths=(1,), pairs=1, eval_every=1, eva
 
 
 def test_method_is_registered() -> None:
-    assert METHODS["coevolve"][0] == "boardgym.train.coevolve"
+    assert METHODS["coevolve"].target == "boardgym.train.coevolve:main"
 
 
 def test_cup_fitness_is_the_round_reached() -> None:

@@ -8,16 +8,8 @@ import pytest
 import torch
 
 from boardgym import BoardgymError
-from boardgym.train.common import (
-    atomic_write_text,
-    config_from_argv,
-    config_from_dict,
-    config_to_dict,
-    load_checkpoint,
-    option,
-    run_dir,
-    save_checkpoint,
-)
+from boardgym.config import config_from_argv, config_from_dict, config_to_dict, option
+from boardgym.runs import atomic_write_text, load_checkpoint, run_dir, save_checkpoint
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ def nim_sum_genome(game) -> np.ndarray:
 
 
 def test_method_is_registered() -> None:
-    assert METHODS["es"][0] == "boardgym.train.es"
+    assert METHODS["es"].target == "boardgym.train.es:main"
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ TINY = dict(episodes=2000, eval_every=1000, eval_games=10, checkpoint_every=1000
 
 
 def test_method_is_registered() -> None:
-    assert METHODS["montecarlo"][0] == "boardgym.train.montecarlo"
+    assert METHODS["montecarlo"].target == "boardgym.train.montecarlo:main"
 
 
 def test_tiny_run_writes_checkpoint_tensorboard_and_loads_as_agent(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ TINY = dict(
 
 
 def test_method_is_registered() -> None:
-    assert METHODS["neat"][0] == "boardgym.train.neat"
+    assert METHODS["neat"].target == "boardgym.train.neat:main"
 
 
 def test_network_matches_neat_pythons_feed_forward_network(tmp_path: Path) -> None:

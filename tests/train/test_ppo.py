@@ -37,7 +37,7 @@ def scalar_tags(folder: Path) -> set[str]:
 
 
 def test_method_is_registered() -> None:
-    assert METHODS["ppo"][0] == "boardgym.train.ppo"
+    assert METHODS["ppo"].target == "boardgym.train.ppo:main"
 
 
 def test_tiny_run_logs_sb3_and_eval_scalars_and_loads_as_agent(tmp_path: Path) -> None:

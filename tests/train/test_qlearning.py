@@ -54,7 +54,7 @@ def _flat(state):
 
 
 def test_method_is_registered() -> None:
-    assert METHODS["qlearning"][0] == "boardgym.train.qlearning"
+    assert METHODS["qlearning"].target == "boardgym.train.qlearning:main"
 
 
 def test_tiny_run_writes_checkpoint_tensorboard_and_loads_as_agent(tmp_path: Path) -> None:

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.agents.alphazero.evaluator import NetworkEvaluator
+from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.mcts import MCTS
 from boardgym.game import Game
-from boardgym.train.common import load_checkpoint
+from boardgym.runs import load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 CHECKPOINT_FORMAT = "boardgym-alphazero-v1"

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.agents.evaluator import Evaluator
+from boardgym.agents.leaf import Evaluator
 from boardgym.agents.mcts import MCTS
 from boardgym.game import Game
 

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.agents.alphazero.evaluator import NetworkEvaluator
+from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
-from boardgym.envs.registry import make_game
 from boardgym.game import Game
+from boardgym.games import make_game
 
 
 class SelfPlayPool:

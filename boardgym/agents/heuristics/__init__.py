@@ -13,13 +13,13 @@ that evolved weights plug in (``make_heuristic(game, "features", weights=[...])`
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from boardgym.game import Game
+from boardgym.registry import load
 from boardgym.types import BoardgymError, Player
 
 _HERE = "boardgym.agents.heuristics"
@@ -83,8 +83,7 @@ def make_heuristic(
     if weights is not None and name != "features":
         raise BoardgymError(f"weights are for eval=features only, not eval={name}")
     target = HEURISTICS.get(game.name, {}).get(name) or GENERIC[name]
-    module, _, cls = target.partition(":")
-    heuristic_cls = getattr(importlib.import_module(module), cls)
+    heuristic_cls = load(target)
     if name == "features":
         return heuristic_cls(game, rng, weights)
     return heuristic_cls(game, rng)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.envs.connect_four import COLUMNS, HEIGHT, ROWS, ConnectFour, ConnectFourState, stones
+from boardgym.games.connect_four import COLUMNS, HEIGHT, ROWS, ConnectFour, ConnectFourState, stones
 from boardgym.types import Action, Player
 
 

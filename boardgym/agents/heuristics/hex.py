@@ -7,14 +7,14 @@ Here every BFS layer is a whole bitboard: layer ``k`` holds all cells reachable 
 empty cells, grown from layer ``k-1`` by one neighbour shift into the empty cells, then
 flooded through own stones, so a 7x7 evaluation is a few dozen integer operations.
 
-The bitboard layout is the rules' (``boardgym.envs.hex``): bit ``y * (size + 1) + x``.
+The bitboard layout is the rules' (``boardgym.games.hex``): bit ``y * (size + 1) + x``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from boardgym.envs.hex import Hex, HexState
+from boardgym.games.hex import Hex, HexState
 from boardgym.types import Player
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boardgym.agents.nim_perfect import mover_wins
-from boardgym.envs.nim import Nim, NimState
+from boardgym.games.nim import Nim, NimState
 from boardgym.types import Player
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.envs.quarto import ATTRIBUTES, CHOOSE, LINES, NO_PIECE, PIECES, Quarto, QuartoState
+from boardgym.games.quarto import ATTRIBUTES, CHOOSE, LINES, NO_PIECE, PIECES, Quarto, QuartoState
 from boardgym.types import Action, Player
 
 DECISIVE = 1000.0

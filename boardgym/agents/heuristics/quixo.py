@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.envs.quixo import Quixo, QuixoState
+from boardgym.games.quixo import Quixo, QuixoState
 from boardgym.types import Player
 
 

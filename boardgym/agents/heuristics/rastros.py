@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.envs.rastros import GOALS, SIZE, Rastros, RastrosState
+from boardgym.games.rastros import GOALS, SIZE, Rastros, RastrosState
 from boardgym.types import Player
 
 _FULL = (1 << SIZE * SIZE) - 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.envs.tictactoe import LINES, TicTacToe, TicTacToeState
+from boardgym.games.tictactoe import LINES, TicTacToe, TicTacToeState
 from boardgym.types import Action, Player
 
 _WEIGHT = (0.0, 1.0, 4.0, 16.0)

@@ -9,7 +9,7 @@ import pytest
 
 from boardgym import BoardgymError, make_game
 from boardgym.agents.heuristics import HEURISTICS, heuristic_names, make_heuristic
-from boardgym.envs.registry import GAMES
+from boardgym.games import GAMES
 
 SYMMETRIC = {"tictactoe", "connect_four", "hex", "nim", "quarto", "quixo", "rastros"}  # h(s, 0) == -h(s, 1)
 

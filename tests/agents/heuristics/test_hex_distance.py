@@ -6,7 +6,7 @@ import pytest
 
 from boardgym.agents.heuristics import make_heuristic
 from boardgym.agents.heuristics.hex import HexGeometry
-from boardgym.envs.hex import Hex
+from boardgym.games.hex import Hex
 
 
 def replay(game, moves: str):

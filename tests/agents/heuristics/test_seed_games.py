@@ -10,8 +10,8 @@ from boardgym import make_agent, make_game
 from boardgym.agents.heuristics import make_heuristic
 from boardgym.agents.heuristics.quarto import deadly_pieces, winning_cells
 from boardgym.agents.heuristics.rastros import UNREACHABLE, path_distance
-from boardgym.envs.quarto import CHOOSE
-from boardgym.envs.rastros import GOALS, START, cell_index
+from boardgym.games.quarto import CHOOSE
+from boardgym.games.rastros import GOALS, START, cell_index
 
 
 def quarto_opening():

@@ -28,9 +28,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.envs.bitboard import bits_to_cells
-from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
+from boardgym.games.bitboard import bits_to_cells
+from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, IllegalActionError, Planes, Player
 
 CELLS = PIECES = 16
@@ -133,7 +133,7 @@ class Quarto(GameBase[QuartoState]):
 
     def symmetric_states(self, state: QuartoState) -> list[tuple[QuartoState, np.ndarray]]:
         """The 8 rotations and reflections of the board, with the action maps (see
-        ``boardgym.envs.symmetry``)."""
+        ``boardgym.games.symmetry``)."""
         images = []
         for targets, actions in _SYMMETRIES:
             attributes = tuple(permute_bits(a, targets) for a in state.attributes)

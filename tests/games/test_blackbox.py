@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from boardgym import make_game
-from boardgym.envs.blackbox import BlackBox, BlackBoxProblem, fitness
+from boardgym.games.blackbox import BlackBox, BlackBoxProblem, fitness
 from boardgym.types import BoardgymError, IllegalActionError
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from boardgym import IllegalActionError
 from boardgym.envs import quarto_v0
-from boardgym.envs.quarto import ALL, CHOOSE, LINES, Quarto, QuartoState
+from boardgym.games.quarto import ALL, CHOOSE, LINES, Quarto, QuartoState
 
 GAME = Quarto()
 

@@ -33,9 +33,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.envs.bitboard import column_letters
-from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
+from boardgym.games.bitboard import column_letters
+from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
 MIN_SIZE, MAX_SIZE = 3, 19
@@ -182,7 +182,7 @@ class Hex(GameBase[HexState]):
 
     def symmetric_states(self, state: HexState) -> list[tuple[HexState, np.ndarray]]:
         """The identity and the half turn ``(x, y) -> (size-1-x, size-1-y)``, with the action
-        maps (see ``boardgym.envs.symmetry``)."""
+        maps (see ``boardgym.games.symmetry``)."""
         black, white = (permute_bits(bits, self._half_turn) for bits in state.stones)
         identity = np.arange(self.num_actions)
         return [(state, identity), (state._replace(stones=(black, white)), self._half_turn_actions)]

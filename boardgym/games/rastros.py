@@ -31,9 +31,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.envs.bitboard import bits_to_cells
-from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
+from boardgym.games.bitboard import bits_to_cells
+from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, IllegalActionError, Planes, Player
 
 SIZE = 8
@@ -135,7 +135,7 @@ class Rastros(GameBase[RastrosState]):
 
     def symmetric_states(self, state: RastrosState) -> list[tuple[RastrosState, np.ndarray]]:
         """The identity and the reflection in the anti-diagonal (which keeps the start and both
-        goals), with the action maps (see ``boardgym.envs.symmetry``)."""
+        goals), with the action maps (see ``boardgym.games.symmetry``)."""
         mirrored = state._replace(white=_MIRROR[state.white], black=permute_bits(state.black, _MIRROR))
         return [(state, np.arange(8)), (mirrored, _MIRROR_STEPS)]
 

@@ -35,9 +35,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.envs.bitboard import bits_to_cells, column_letters
-from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
+from boardgym.games.bitboard import bits_to_cells, column_letters
+from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
 SIZES = (3, 4, 5)
@@ -176,7 +176,7 @@ class Quixo(GameBase[QuixoState]):
 
     def symmetric_states(self, state: QuixoState) -> list[tuple[QuixoState, np.ndarray]]:
         """The 8 rotations and reflections of the board, with the action maps (see
-        ``boardgym.envs.symmetry``)."""
+        ``boardgym.games.symmetry``)."""
         images = []
         for targets, actions in self._symmetries:
             stones = (permute_bits(state.stones[0], targets), permute_bits(state.stones[1], targets))

@@ -14,7 +14,7 @@ import pytest
 from boardgym import BoardgymError, IllegalActionError, make_game
 from boardgym.agents.perfect import PerfectAgent
 from boardgym.envs import quixo_v0
-from boardgym.envs.quixo import Quixo, QuixoState
+from boardgym.games.quixo import Quixo, QuixoState
 
 GAME = Quixo(5)
 

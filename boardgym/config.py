@@ -1,34 +1,28 @@
-"""What every training script shares: config dataclasses on the command line, run folders,
-TensorBoard writers, and checkpoints written atomically and loaded without unpickling.
-
-A config is a frozen dataclass whose fields are declared with ``option(default, help)``::
+"""Configs on the command line: a frozen dataclass whose fields are declared with
+``option(default, help)`` becomes one ``--field-name`` option per field::
 
     @dataclass(frozen=True)
     class Config:
         game: str = option("tictactoe", "game to train on (boardgym list games)")
         episodes: int = option(100_000, "training episodes")
 
-``config_from_argv(Config, argv)`` builds one from ``--game nim --episodes 500``.
+``config_from_argv(Config, argv, prog)`` builds one from ``--game nim --episodes 500``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import io
 import json
-import os
-import tempfile
-import time
 import types
 import typing
 from pathlib import Path
 from typing import Any, TypeVar
 
+from boardgym.runs import atomic_write_text
 from boardgym.types import BoardgymError
 
 C = TypeVar("C")
-RUNS_ROOT = Path("runs")
 GAME_PARAMS = "game_params"  # the config field that holds a game's KEY=VALUE parameters
 
 
@@ -111,73 +105,8 @@ def config_from_dict(config_cls: type[C], values: dict[str, Any], source: str = 
     return config_cls(**fixed)
 
 
-def run_dir(
-    game: str, method: str, run_name: str | None = None, seed: int | None = None, root: Path | str = RUNS_ROOT
-) -> Path:
-    """``runs/<game>/<method>/<run-name>/``; the default name is ``<seed>-<date>-<time>``."""
-    if not run_name:
-        run_name = f"s{seed if seed is not None else 0}-{time.strftime('%Y%m%d-%H%M%S')}"
-    path = Path(root) / game / method / run_name
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def atomic_write_bytes(path: Path | str, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``, so a
-    crash never leaves a half-written file under the real name."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: Path | str, text: str) -> None:
-    atomic_write_bytes(path, text.encode())
-
-
 def write_config(path: Path | str, config: Any, **extra: Any) -> None:
     atomic_write_text(path, json.dumps({**config_to_dict(config), **extra}, indent=2) + "\n")
-
-
-def save_checkpoint(path: Path | str, payload: dict[str, Any]) -> Path:
-    """``torch.save`` atomically. Keep the payload to tensors, numbers, strings, lists and
-    dicts so that ``load_checkpoint`` can read it with ``weights_only=True``."""
-    import torch
-
-    buffer = io.BytesIO()
-    torch.save(payload, buffer)
-    atomic_write_bytes(path, buffer.getvalue())
-    return Path(path)
-
-
-def load_checkpoint(path: Path | str, map_location: str = "cpu") -> dict[str, Any]:
-    """Load a checkpoint without unpickling arbitrary objects; one clear error if it is
-    missing or unreadable."""
-    import torch
-
-    path = Path(path)
-    if not path.is_file():
-        raise BoardgymError(
-            f"checkpoint {str(path)!r} does not exist; pass the path of a file written by `boardgym train`"
-        )
-    try:
-        payload = torch.load(path, map_location=map_location, weights_only=True)
-    except Exception as error:  # torch raises many kinds for a corrupt or foreign file
-        raise BoardgymError(
-            f"checkpoint {str(path)!r} cannot be read ({type(error).__name__}); it is corrupt or not a boardgym checkpoint: "
-            "retrain or pass another file"
-        ) from None
-    if not isinstance(payload, dict):
-        raise BoardgymError(f"checkpoint {str(path)!r} is not a boardgym checkpoint (expected a dict)")
-    return payload
 
 
 def make_writer(path: Path | str):  # -> torch.utils.tensorboard.SummaryWriter

@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.envs.bitboard import bits_to_cells
-from boardgym.envs.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.game import GameBase
+from boardgym.games.bitboard import bits_to_cells
+from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
 LINES = (
@@ -156,7 +156,7 @@ class TicTacToe(GameBase[TicTacToeState]):
         return np.array([*counts, centre], dtype=np.float32)
 
     def symmetric_states(self, state: TicTacToeState) -> list[tuple[TicTacToeState, np.ndarray]]:
-        """The 8 rotations and reflections, with the action maps (``boardgym.envs.symmetry``)."""
+        """The 8 rotations and reflections, with the action maps (``boardgym.games.symmetry``)."""
         x, o = state.stones
         images = []
         for targets in self._symmetries:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from boardgym import IllegalActionError, make_game
-from boardgym.envs.connect_four import state_from_stones, stones
+from boardgym.games.connect_four import state_from_stones, stones
 
 GAME = make_game("connect_four")
 

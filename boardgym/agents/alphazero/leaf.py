@@ -1,5 +1,5 @@
 """The network as a tree-search leaf evaluator (the ``Evaluator`` protocol of
-``boardgym.agents.evaluator``), so the same search runs on random rollouts or on a network.
+``boardgym.agents.leaf``), so the same search runs on random rollouts or on a network.
 
 One ``evaluate`` call is one forward pass over the whole batch of leaves. Results are cached
 by state while the weights stay the same (``clear_cache`` after every training step): small

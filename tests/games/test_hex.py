@@ -10,7 +10,7 @@ import pytest
 
 from boardgym import BoardgymError, IllegalActionError, make_game
 from boardgym.agents.perfect import PerfectAgent
-from boardgym.envs.hex import Hex, HexState
+from boardgym.games.hex import Hex, HexState
 
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from boardgym import IllegalActionError
-from boardgym.envs.rastros import GOALS, START, Rastros, RastrosState, cell_index, cell_of
+from boardgym.games.rastros import GOALS, START, Rastros, RastrosState, cell_index, cell_of
 
 GAME = Rastros()
 S, N = 0, 1

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from boardgym import make_game
-from boardgym.envs.symmetry import cell_targets, permute_bits, square_symmetries
+from boardgym.games.symmetry import cell_targets, permute_bits, square_symmetries
 
 GAMES = [
     ("tictactoe", {}),

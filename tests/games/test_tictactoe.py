@@ -7,7 +7,7 @@ import random
 import pytest
 
 from boardgym import BoardgymError, IllegalActionError, make_game
-from boardgym.envs.tictactoe import TicTacToeState
+from boardgym.games.tictactoe import TicTacToeState
 
 GAME = make_game("tictactoe")
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.envs.bitboard import bits_to_cells
-from boardgym.envs.symmetry import augment, permute_bits
 from boardgym.game import GameBase
+from boardgym.games.bitboard import bits_to_cells
+from boardgym.games.symmetry import augment, permute_bits
 from boardgym.types import Action, IllegalActionError, Planes, Player
 
 COLUMNS, ROWS, HEIGHT = 7, 6, 7  # HEIGHT counts the sentinel bit
@@ -132,7 +132,7 @@ class ConnectFour(GameBase[ConnectFourState]):
         return bits_to_cells(own | opp << _BOARD_BITS, 2 * _BOARD_BITS)[_TWO_PLANE_BITS]
 
     def symmetric_states(self, state: ConnectFourState) -> list[tuple[ConnectFourState, np.ndarray]]:
-        """The position and its mirror image, with the action maps (``boardgym.envs.symmetry``)."""
+        """The position and its mirror image, with the action maps (``boardgym.games.symmetry``)."""
         mover, occupied, player, outcome = state
         mirror = (permute_bits(mover, _MIRROR_BITS), permute_bits(occupied, _MIRROR_BITS), player, outcome)
         return [(state, np.arange(COLUMNS)), (mirror, _MIRROR_ACTIONS)]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardgym import make_game
-from boardgym.envs.setcover import SetCover, SetCoverState
+from boardgym.games.setcover import SetCover, SetCoverState
 from boardgym.types import BoardgymError, IllegalActionError
 
 # Elements 0..4; the smallest cover is {0, 3} (sets "0 1 2" and "3 4").
