@@ -74,7 +74,7 @@ def test_afterstate_mode_takes_a_win_and_avoids_a_loss() -> None:
 def test_tiny_run_writes_checkpoint_and_tensorboard_and_loads_as_agent(tmp_path: Path, mode: str) -> None:
     final = train(Config(mode=mode, run_name=mode, root=str(tmp_path), **TINY))
     payload = torch.load(final, weights_only=True)
-    assert payload["mode"] == mode and payload["generation"] == 2
+    assert payload["mode"] == mode and payload["step"] == 2
     events = EventAccumulator(str(final.parent))
     events.Reload()
     tags = set(events.Tags()["scalars"])
@@ -90,7 +90,7 @@ def test_resume_continues_the_generations(tmp_path: Path) -> None:
     with pytest.raises(BoardgymError, match="--resume"):
         train(Config(run_name="r", root=str(tmp_path), **TINY))
     final = train(Config(run_name="r", root=str(tmp_path), resume=True, **{**TINY, "generations": 3}))
-    assert torch.load(final, weights_only=True)["generation"] == 3
+    assert torch.load(final, weights_only=True)["step"] == 3
 
 
 def test_clear_errors(tmp_path: Path) -> None:
