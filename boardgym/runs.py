@@ -260,7 +260,7 @@ def load_checkpoint(
 
     retrain = retrain_command(method or "METHOD", game)
     if path is None:
-        agent = agent or method or "the"
+        agent = agent or method or "learned"
         example = f"runs/{game.name if game is not None else '<game>'}/{method or '<method>'}/<run>/final.pt"
         raise BoardgymError(
             f"the {agent} agent needs checkpoint=PATH, a file written by training such as "
@@ -282,7 +282,7 @@ def load_checkpoint(
         size = path.stat().st_size
         if size == 0:
             raise BoardgymError(
-                f"{name} is empty (0 bytes): it was cut off while being copied; copy it again or retrain with `{retrain}`"
+                f"{name} is empty (0 bytes), cut off by an interrupted copy or a full disk; copy it again or retrain with `{retrain}`"
             )
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except BoardgymError:

@@ -127,7 +127,7 @@ def restore_population(config: neat.Config, state: dict[str, Any]) -> neat.Popul
 
 def encode_state(state: dict[str, Any]) -> bytes:
     """The state as gzip-compressed JSON (a population of large networks is megabytes of text)."""
-    return gzip.compress(json.dumps(state, separators=(",", ":")).encode(), mtime=0)
+    return gzip.compress(json.dumps(state, separators=(",", ":")).encode(), compresslevel=6, mtime=0)
 
 
 def decode_state(data: bytes, source: str = "the checkpoint") -> dict[str, Any]:
