@@ -109,18 +109,6 @@ def write_config(path: Path | str, config: Any, **extra: Any) -> None:
     atomic_write_text(path, json.dumps({**config_to_dict(config), **extra}, indent=2) + "\n")
 
 
-def make_writer(path: Path | str):  # -> torch.utils.tensorboard.SummaryWriter
-    from torch.utils.tensorboard import SummaryWriter
-
-    return SummaryWriter(log_dir=str(path))
-
-
-def log_hparams(writer: Any, config: Any) -> None:
-    """Hyper-parameters once, as a markdown table under ``hparams/config`` (CleanRL's habit)."""
-    rows = "\n".join(f"|{k}|{v}|" for k, v in config_to_dict(config).items())
-    writer.add_text("hparams/config", f"|param|value|\n|-|-|\n{rows}")
-
-
 def _base_type(annotation: Any) -> type:
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):

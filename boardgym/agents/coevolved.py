@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from boardgym.agents.minimax import MinimaxAgent
-from boardgym.agents.tabular import check_game
 from boardgym.game import Game
+from boardgym.runs import load_checkpoint
 from boardgym.types import BoardgymError
 
 FORMAT = "boardgym.coevolved/1"
@@ -56,15 +56,9 @@ class CoevolvedAgent(MinimaxAgent):
             )
         self.redraw = weights == "random"
         if checkpoint is not None:
-            from boardgym.runs import load_checkpoint
-
-            payload = load_checkpoint(checkpoint)
-            if payload.get("format") != FORMAT:
-                raise BoardgymError(
-                    f"checkpoint {str(checkpoint)!r} is not a set of coevolved weights "
-                    f"(format {payload.get('format')!r}); pass a file written by `boardgym train coevolve`"
-                )
-            check_game(payload, game, checkpoint)
+            payload = load_checkpoint(
+                checkpoint, format=FORMAT, game=game, required=("best", "depth"), method="coevolve"
+            )
             depth = depth or int(payload["depth"])
             chosen = payload["best"].tolist()
         elif self.redraw:

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from boardgym.agents.base import BaseAgent
-from boardgym.agents.tabular import check_game
 from boardgym.game import Game
 from boardgym.games.nim import Nim, NimState
+from boardgym.runs import load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.evolved_nim/1"
@@ -122,20 +122,7 @@ class EvolvedNimAgent(BaseAgent):
         super().__init__(game, seed=seed)
         if not isinstance(game, Nim):
             raise BoardgymError(f"the es agent plays Nim only, not {game.name}")
-        if checkpoint is None:
-            raise BoardgymError(
-                "the es agent needs an evolved genome: write es:checkpoint=runs/nim/es/<run>/final.pt "
-                "(evolve one with `boardgym train es --game nim`)"
-            )
-        from boardgym.runs import load_checkpoint
-
-        payload = load_checkpoint(checkpoint)
-        if payload.get("format") != FORMAT:
-            raise BoardgymError(
-                f"checkpoint {str(checkpoint)!r} is not an evolved Nim genome (format {payload.get('format')!r}); "
-                "pass a file written by `boardgym train es`"
-            )
-        check_game(payload, game, checkpoint)
+        payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=("genome_kind", "best"), method="es")
         self.policy = NimPolicy(game, str(payload["genome_kind"]), payload["best"].tolist())
         self._rand = random.Random(seed)
 

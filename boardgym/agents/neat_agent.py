@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from boardgym.agents.base import BaseAgent
-from boardgym.agents.tabular import check_game
 from boardgym.game import Game
+from boardgym.runs import load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.neat/1"
@@ -136,20 +136,7 @@ class NeatAgent(BaseAgent):
 
     def __init__(self, game: Game, *, seed: int | None = None, checkpoint: Path | None = None) -> None:
         super().__init__(game, seed=seed)
-        if checkpoint is None:
-            raise BoardgymError(
-                "the neat agent needs an evolved network: write neat:checkpoint=runs/quixo/neat/<run>/final.pt "
-                "(evolve one with `boardgym train neat --game quixo`)"
-            )
-        from boardgym.runs import load_checkpoint
-
-        payload = load_checkpoint(checkpoint)
-        if payload.get("format") != FORMAT:
-            raise BoardgymError(
-                f"checkpoint {str(checkpoint)!r} is not a NEAT network (format {payload.get('format')!r}); "
-                "pass a file written by `boardgym train neat`"
-            )
-        check_game(payload, game, checkpoint)
+        payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=("mode", "network"), method="neat")
         self.mode = str(payload["mode"])
         self.network = Network.from_json(payload["network"])
 

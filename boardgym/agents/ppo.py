@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from boardgym.agents.base import BaseAgent
-from boardgym.agents.tabular import check_game
 from boardgym.game import Game
-from boardgym.types import Action, BoardgymError
+from boardgym.runs import load_checkpoint
+from boardgym.types import Action
 
 FORMAT = "boardgym.ppo/1"
 
@@ -41,22 +41,9 @@ class PPOAgent(BaseAgent):
         self, game: Game, *, seed: int | None = None, checkpoint: Path | None = None, deterministic: bool = True
     ) -> None:
         super().__init__(game, seed=seed)
-        if checkpoint is None:
-            raise BoardgymError(
-                "the ppo agent needs a trained policy: write ppo:checkpoint=runs/connect_four/ppo/<run>/final.pt "
-                "(train one with `boardgym train ppo --game connect_four`)"
-            )
         import torch
 
-        from boardgym.runs import load_checkpoint
-
-        payload = load_checkpoint(checkpoint)
-        if payload.get("format") != FORMAT:
-            raise BoardgymError(
-                f"checkpoint {str(checkpoint)!r} is not a PPO policy (format {payload.get('format')!r}); "
-                "pass a final.pt or checkpoint.pt written by `boardgym train ppo`"
-            )
-        check_game(payload, game, checkpoint)
+        payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=("net_arch", "policy"), method="ppo")
         self.policy = build_policy(game, payload["net_arch"])
         self.policy.load_state_dict(payload["policy"])
         self.policy.set_training_mode(False)

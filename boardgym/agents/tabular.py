@@ -11,12 +11,12 @@ tensors that ``torch.load(weights_only=True)`` reads without unpickling any clas
     actions  int64 (entries,)            legal actions of each state, ascending
     values   float64 (entries,)          their values for the player on move
 
-plus ``format``, ``method``, ``game``, ``game_params`` (JSON) and training bookkeeping.
+plus the stamps of ``boardgym.runs.save_checkpoint`` (``format``, ``game_signature``) and
+training bookkeeping (``method``, ``step``, the exploration generator's state).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -25,9 +25,11 @@ import numpy as np
 
 from boardgym.agents.base import BaseAgent
 from boardgym.game import Game
+from boardgym.runs import load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.tabular/1"
+TABLE_KEYS = ("keys", "offsets", "actions", "values")
 
 Entry = list  # [actions: tuple[int, ...], values: list[float]]
 """One table row: the legal actions of a state and their values, kept as a mutable list so
@@ -131,41 +133,13 @@ def decode_state(template: Any, flat: list[int] | tuple[int, ...]) -> Any:
     return state
 
 
-def game_signature(game: Game) -> str:
-    """The game and its parameters as JSON, stored in checkpoints and checked on load."""
-    params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in game.params().items()}
-    return json.dumps({"game": game.name, "params": params}, sort_keys=True)
-
-
-def check_game(payload: dict[str, Any], game: Game, path: Path | str) -> None:
-    saved = payload.get("game_signature")
-    if saved != game_signature(game):
-        raise BoardgymError(
-            f"checkpoint {str(path)!r} was trained on {saved} but the game here is {game_signature(game)}; "
-            "pass the same game and parameters"
-        )
-
-
 class TabularAgent(BaseAgent):
     """Plays the highest-valued action of a trained table (ties broken at random); in a
     state the table never saw, a uniformly random legal action."""
 
     def __init__(self, game: Game, *, seed: int | None = None, checkpoint: Path | None = None) -> None:
         super().__init__(game, seed=seed)
-        if checkpoint is None:
-            raise BoardgymError(
-                "the tabular agent needs a trained table: write e.g. qlearning:checkpoint=runs/tictactoe/qlearning/"
-                "quickstart/final.pt (train one with `boardgym train qlearning --game tictactoe`)"
-            )
-        from boardgym.runs import load_checkpoint
-
-        payload = load_checkpoint(checkpoint)
-        if payload.get("format") != FORMAT:
-            raise BoardgymError(
-                f"checkpoint {str(checkpoint)!r} is not a tabular table (format {payload.get('format')!r}); "
-                "pass a file written by `boardgym train qlearning` or `boardgym train montecarlo`"
-            )
-        check_game(payload, game, checkpoint)
+        payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=TABLE_KEYS, method="qlearning")
         self.method = str(payload.get("method", "tabular"))
         self.table = ValueTable.from_payload(game, payload, decode=False, path=checkpoint)
         self.unseen_states = 0

@@ -1,29 +1,57 @@
-"""Training scripts, one module per method. Each module offers a frozen ``Config``
-dataclass, ``train(config) -> Path`` (the final checkpoint) and ``main(argv)``; it runs as
-``boardgym train METHOD --game GAME`` and as ``python -m boardgym.train.METHOD``.
+"""Training scripts, one module per method. Each module offers a frozen ``Config`` dataclass
+(extending ``boardgym.train.run.RunConfig``), ``train(config) -> Path`` (the final checkpoint)
+and ``main(argv)``; it runs as ``boardgym train METHOD --game GAME`` and as
+``python -m boardgym.train.METHOD``. The steps every method shares (run folder, lock, resume,
+config.json, TensorBoard, progress bar, measurement, checkpoints) are ``TrainingRun``'s
+(``boardgym.train.run``); a method's module holds only its own loop.
 
-METHODS maps a method name to its ``main`` and a one-line summary; adding a method means
-adding its line here.
+METHODS maps a method name to its ``main``, a one-line summary and the agent that plays its
+``final.pt``; adding a method means adding its line here.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from boardgym.registry import Entry
 
-METHODS: dict[str, Entry] = {
-    "qlearning": Entry(
-        "boardgym.train.qlearning:main", "tabular Q-learning, self-play or vs a fixed agent (small games)"
+
+@dataclass(frozen=True)
+class MethodEntry(Entry):
+    """``target``: the method's ``main``; ``agent``: the agent name that loads its checkpoints
+    (``make_agent(f"{agent}:checkpoint=...", game)``)."""
+
+    agent: str = ""
+
+
+METHODS: dict[str, MethodEntry] = {
+    "qlearning": MethodEntry(
+        "boardgym.train.qlearning:main",
+        "tabular Q-learning, self-play or vs a fixed agent (small games)",
+        "qlearning",
     ),
-    "montecarlo": Entry("boardgym.train.montecarlo:main", "tabular Monte Carlo control, self-play or vs a fixed agent"),
-    "ppo": Entry("boardgym.train.ppo:main", "MaskablePPO on the gym envs, vs a fixed agent or a pool of past selves"),
-    "es": Entry(
-        "boardgym.train.es:main", "evolution strategy / GA for Nim players (seed rules or nim-sum-capable weights)"
+    "montecarlo": MethodEntry(
+        "boardgym.train.montecarlo:main", "tabular Monte Carlo control, self-play or vs a fixed agent", "montecarlo"
     ),
-    "coevolve": Entry(
-        "boardgym.train.coevolve:main", "coevolution of alpha-beta evaluation weights by cup tournaments"
+    "ppo": MethodEntry(
+        "boardgym.train.ppo:main", "MaskablePPO on the gym envs, vs a fixed agent or a pool of past selves", "ppo"
     ),
-    "neat": Entry("boardgym.train.neat:main", "NEAT networks (neat-python) vs random, shallow minimax and each other"),
-    "alphazero": Entry("boardgym.train.alphazero:main", "AlphaZero: batched PUCT self-play, ResNet, CUDA when there"),
+    "es": MethodEntry(
+        "boardgym.train.es:main",
+        "evolution strategy / GA for Nim players (seed rules or nim-sum-capable weights)",
+        "es",
+    ),
+    "coevolve": MethodEntry(
+        "boardgym.train.coevolve:main",
+        "coevolution of alpha-beta evaluation weights by cup tournaments",
+        "coevolved",
+    ),
+    "neat": MethodEntry(
+        "boardgym.train.neat:main", "NEAT networks (neat-python) vs random, shallow minimax and each other", "neat"
+    ),
+    "alphazero": MethodEntry(
+        "boardgym.train.alphazero:main", "AlphaZero: batched PUCT self-play, ResNet, CUDA when there", "alphazero"
+    ),
 }
 
-__all__ = ["METHODS"]
+__all__ = ["METHODS", "MethodEntry"]

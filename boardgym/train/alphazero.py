@@ -11,10 +11,13 @@ minibatches of policy cross-entropy + value squared error; every ``eval_every`` 
 few games against fixed opponents and against the network of the previous evaluation (an
 Elo curve). Silver et al. 2018 is the model; defaults are sized for Tic-Tac-Toe on a CPU.
 
-Writes ``runs/<game>/alphazero/<run-name>/``: ``config.json``, TensorBoard events,
-``checkpoint.pt`` (the latest state, for ``--resume``, with ``replay.pt``) and, at the end,
-``final.pt`` (what ``alphazero:checkpoint=PATH`` loads; ``checkpoint.pt`` loads too). ``--device auto`` uses CUDA when available, with float16 autocast there;
-``--workers N`` plays self-play in N processes; ``--max-minutes`` bounds the wall time.
+Writes ``<root>/<game>/alphazero/<run-name>/`` (``TrainingRun``: an existing run is never
+overwritten; ``--resume`` continues it): ``config.json``, TensorBoard events, ``checkpoint.pt``
+(the latest state, for ``--resume``) with ``replay.pt`` (the replay buffer; written first,
+stamped with the iteration that ``checkpoint.pt`` names, and checked on resume) and, at the
+end, ``final.pt`` (what ``alphazero:checkpoint=PATH`` loads; ``checkpoint.pt`` loads too).
+``--device auto`` uses CUDA when available, with float16 autocast there; ``--workers N`` plays
+self-play in N processes; ``--max-minutes`` bounds the wall time.
 """
 
 from __future__ import annotations
@@ -30,33 +33,39 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
-from boardgym.agents.alphazero.agent import AlphaZeroAgent, checkpoint_payload, network_from_payload, resolve_device
+from boardgym.agents.alphazero.agent import (
+    FORMAT,
+    NETWORK_KEYS,
+    AlphaZeroAgent,
+    checkpoint_payload,
+    network_from_payload,
+    resolve_device,
+)
 from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy
 from boardgym.agents.alphazero.replay import ReplayBuffer
 from boardgym.agents.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha, play_selfplay_games
 from boardgym.agents.alphazero.workers import SelfPlayPool
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
-from boardgym.config import config_from_argv, config_to_dict, log_hparams, make_writer, option, write_config
-from boardgym.evaluate.match import play_games
+from boardgym.config import option
 from boardgym.game import Game
-from boardgym.games import make_game, parse_game_params
-from boardgym.runs import atomic_write_bytes, load_checkpoint, run_dir, save_checkpoint
+from boardgym.runs import load_checkpoint, save_checkpoint
+from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import BoardgymError
 
 METHOD = "alphazero"
+REPLAY_FORMAT = "boardgym.alphazero-replay/1"
+RESUME_KEYS = (*NETWORK_KEYS, "optimizer", "previous_state_dict", "history", "rng")
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(RunConfig):
     """AlphaZero self-play training (defaults: Tic-Tac-Toe on a CPU)."""
 
-    game: str = option("tictactoe", "game to train on (boardgym list games)")
-    game_params: str = option("", "game parameters, space separated KEY=VALUE, e.g. 'size=5'")
-    seed: int = option(0, "seed of every random choice (self-play, noise, minibatches, evaluation)")
-    run_name: str = option("", "folder name under runs/<game>/alphazero/ (default: s<seed>-<date>-<time>)")
+    seed: int = option(0, "seed of every random choice (self-play, noise, minibatches, measurement)")
+    eval_every: int = option(5, "measure every N iterations (0: never; with N, the last iteration always)")
+    eval_games: int = option(20, "games per opponent per measurement, seats alternated")
     resume: bool = option(False, "continue the run named --run-name from its checkpoint.pt and replay.pt")
     device: str = option("auto", "auto (CUDA when available), cpu or cuda")
     amp: bool = option(True, "float16 autocast for network calls and training (CUDA only)")
@@ -82,12 +91,10 @@ class Config:
     train_steps: int = option(80, "training minibatches per iteration")
     lr: float = option(2e-3, "Adam learning rate")
     weight_decay: float = option(1e-4, "AdamW weight decay")
-    eval_every: int = option(5, "evaluate every N iterations (0: never; the last iteration always)")
-    eval_games: int = option(20, "games per opponent per evaluation, seats alternated")
-    eval_simulations: int = option(48, "simulations per move of the evaluated network (and of a bare 'mcts')")
+    eval_simulations: int = option(48, "simulations per move of the measured network (and of a bare 'mcts')")
     eval_opponents: str = option(
         "random;mcts;minimax;perfect",
-        "';'-separated agent specs to evaluate against ('mcts' alone gets --eval-simulations); "
+        "';'-separated agent specs to measure against ('mcts' alone gets --eval-simulations); "
         "specs not registered or not playable on this game are skipped",
     )
 
@@ -95,58 +102,58 @@ class Config:
 def train(config: Config) -> Path:
     """Run the training described by ``config``; returns the final checkpoint's path."""
     _check(config)
-    torch.set_num_threads(max(1, config.threads))
     device = resolve_device(config.device)
     amp = config.amp and device.type == "cuda"
-    game = make_game(config.game, **parse_game_params(config.game_params.split()))
+    run = TrainingRun(
+        config,
+        METHOD,
+        format=FORMAT,
+        total=config.iterations,
+        unit="it",
+        resume_keys=RESUME_KEYS,
+        notes={"device": str(device)},
+    )
+    game = run.game
     if game.num_players != 2:
         raise BoardgymError(
             f"AlphaZero self-play trains two-player games; {game.name} has {game.num_players} player(s): "
             "pick a two-player game (boardgym list games)"
         )
-    if config.resume and not config.run_name:
-        raise BoardgymError("--resume needs --run-name NAME: the run folder to continue")
-    folder = run_dir(game.name, METHOD, config.run_name or None, config.seed)
-    checkpoint_path, replay_path = folder / "checkpoint.pt", folder / "replay.pt"
-
-    rng = np.random.default_rng(config.seed)
-    torch.manual_seed(config.seed)
-    network = build_network(game, blocks=config.blocks, channels=config.channels, value_hidden=config.value_hidden)
-    network.to(device)
-    optimizer = torch.optim.AdamW(network.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    scaler = torch.amp.GradScaler("cuda", enabled=amp)
-    buffer = ReplayBuffer(config.buffer_size, game.observation_shape, game.num_actions)
-    history: dict[str, Any] = {"elo": [0.0], "elo_iterations": [0]}
-    previous = copy.deepcopy(network).eval()
-    start = 0
-    if config.resume:
-        start, history, previous = _restore(
-            checkpoint_path, replay_path, game, network, optimizer, buffer, rng, device, config
-        )
-    write_config(folder / "config.json", config, device=str(device))
-
-    settings = SelfPlaySettings(
-        simulations=config.simulations,
-        c_puct=config.c_puct,
-        dirichlet_alpha=config.dirichlet_alpha or default_dirichlet_alpha(game),
-        dirichlet_fraction=config.dirichlet_fraction,
-        temperature_moves=config.temperature_moves,
-        random_opening_moves=config.random_opening_moves,
-        leaves_per_game=config.leaves_per_game,
-        max_moves=config.max_moves,
-    )
     opponents = _usable_opponents(game, config)
-    last_scores: dict[str, str] = {}  # the latest evaluation, shown on the progress bar
-    writer = make_writer(folder)
-    log_hparams(writer, config)
-    evaluator = NetworkEvaluator(network, device=device, amp=amp)
-    pool = SelfPlayPool(config.workers, game, str(device), amp) if config.workers > 1 else None
-    try:
-        progress = tqdm(range(start, config.iterations), desc=f"alphazero {game.name}", unit="it", file=sys.stderr)
+    torch.set_num_threads(max(1, config.threads))
+    with run:
+        replay_path = run.folder / "replay.pt"
+        rng = np.random.default_rng(config.seed)
+        torch.manual_seed(config.seed)
+        network = build_network(game, blocks=config.blocks, channels=config.channels, value_hidden=config.value_hidden)
+        network.to(device)
+        optimizer = torch.optim.AdamW(network.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        scaler = torch.amp.GradScaler("cuda", enabled=amp)
+        buffer = ReplayBuffer(config.buffer_size, game.observation_shape, game.num_actions)
+        history: dict[str, Any] = {"elo": [0.0], "elo_iterations": [0]}
+        previous = copy.deepcopy(network).eval()
+        if run.resumed is not None:
+            history, previous = _restore(run, replay_path, network, optimizer, buffer, rng, device)
+        settings = SelfPlaySettings(
+            simulations=config.simulations,
+            c_puct=config.c_puct,
+            dirichlet_alpha=config.dirichlet_alpha or default_dirichlet_alpha(game),
+            dirichlet_fraction=config.dirichlet_fraction,
+            temperature_moves=config.temperature_moves,
+            random_opening_moves=config.random_opening_moves,
+            leaves_per_game=config.leaves_per_game,
+            max_moves=config.max_moves,
+        )
+        last_scores: dict[str, str] = {}  # the latest measurement, shown on the progress bar
+        evaluator = NetworkEvaluator(network, device=device, amp=amp)
+        pool = SelfPlayPool(config.workers, game, str(device), amp) if config.workers > 1 else None
+        if pool is not None:
+            run.on_close(pool.close)
+        start = run.step
         started = time.perf_counter()
-        for iteration in progress:
-            step = iteration + 1
-            done = iteration - start
+        while run.step < config.iterations:
+            step = run.step + 1
+            done = run.step - start
             elapsed = time.perf_counter() - started
             last = step == config.iterations or (
                 config.max_minutes > 0 and done > 0 and elapsed * (done + 1) / done > 60 * config.max_minutes
@@ -173,68 +180,60 @@ def train(config: Config) -> Path:
             rows = buffer.add_positions(game, played.positions)
             losses = _train_steps(network, optimizer, scaler, buffer, config, rng, device, amp)
             seconds = max(played.seconds, 1e-9)
-            scalars = {
-                "loss/policy": losses["policy"],
-                "loss/value": losses["value"],
-                "loss/policy_entropy": losses["entropy"],
-                "train/selfplay_games_per_s": played.games / seconds,
-                "train/selfplay_positions_per_s": len(played.positions) / seconds,
-                "train/network_batch": played.mean_batch,
-                "train/replay_size": len(buffer),
-                "train/replay_rows_added": rows,
-                "train/game_length": played.moves / max(played.games, 1),
-                "train/first_player_score": _first_player_score(played.outcomes),
-            }
+            run.advance(1)
+            run.log(
+                {
+                    "loss/policy": losses["policy"],
+                    "loss/value": losses["value"],
+                    "loss/policy_entropy": losses["entropy"],
+                    "train/selfplay_games_per_s": played.games / seconds,
+                    "train/selfplay_positions_per_s": len(played.positions) / seconds,
+                    "train/network_batch": played.mean_batch,
+                    "train/replay_size": len(buffer),
+                    "train/replay_rows_added": rows,
+                    "train/game_length": played.moves / max(played.games, 1),
+                    "train/first_player_score": _first_player_score(played.outcomes),
+                }
+            )
             if config.eval_every and (step % config.eval_every == 0 or last):
-                results = _evaluate(game, network, previous, opponents, config, seed=config.seed * 1_000_003 + step)
-                scalars.update(results)
+                results = _measure(run, network, previous, opponents, config, seed=config.seed * 1_000_003 + step)
                 last_scores = {
                     k.split("_vs_")[-1]: f"{v:.2f}" for k, v in results.items() if k.startswith("eval/score_vs_")
                 }
                 elo = history["elo"][-1] + _elo_gain(results["eval/score_vs_previous"])
                 history["elo"].append(elo)
                 history["elo_iterations"].append(step)
-                scalars["eval/elo"] = elo
+                run.log({"eval/elo": elo})
                 previous = copy.deepcopy(network).eval()
-            for tag, value in scalars.items():
-                writer.add_scalar(tag, value, step)
-            writer.flush()
-            progress.set_postfix(
+            run.writer.flush()
+            run.advance(
+                0,
                 policy=f"{losses['policy']:.3f}",
                 value=f"{losses['value']:.3f}",
-                pos_s=f"{scalars['train/selfplay_positions_per_s']:.0f}",
+                pos_s=f"{len(played.positions) / seconds:.0f}",
                 **last_scores,
             )
-            extra = {
-                "iteration": step,
-                "config": json.dumps(config_to_dict(config)),
-                "optimizer": optimizer.state_dict(),
-                "previous_state_dict": {k: v.detach().cpu() for k, v in previous.state_dict().items()},
-                "history": json.dumps(history),
-                "rng": json.dumps(rng.bit_generator.state),
-            }
-            save_checkpoint(checkpoint_path, checkpoint_payload(network, game, **extra))
-            save_checkpoint(replay_path, buffer.state_dict())
+            # replay.pt first, then checkpoint.pt naming it: a crash between the two leaves a
+            # replay one iteration ahead, which the resume check notices.
+            save_checkpoint(replay_path, {**buffer.state_dict(), "step": step}, format=REPLAY_FORMAT, game=game)
+            payload = checkpoint_payload(
+                network,
+                optimizer=optimizer.state_dict(),
+                previous_state_dict={k: v.detach().cpu() for k, v in previous.state_dict().items()},
+                history=json.dumps(history),
+                rng=json.dumps(rng.bit_generator.state),
+                replay_step=step,
+            )
+            run.save(payload)
             if last:
                 break
-
-    finally:
-        if pool is not None:
-            pool.close()
-    writer.close()
-    # The agent's file, as every training method leaves one: the last network (checkpoint.pt
-    # goes on being the resumable state of the run).
-    final_path = folder / "final.pt"
-    atomic_write_bytes(final_path, checkpoint_path.read_bytes())
-    return final_path
+        # The agent's file, as every training method leaves one: the last network
+        # (checkpoint.pt goes on being the resumable state of the run).
+        return run.finish(checkpoint_payload(network))
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.alphazero") -> int:
-    config = config_from_argv(Config, argv, prog)
-    path = train(config)
-    print(f"final checkpoint: {path}")
-    print(f"play it:    boardgym play {config.game} --opponent alphazero:checkpoint={path}")
-    return 0
+    return run_main(Config, train, argv, prog, METHOD)
 
 
 # -- the steps ----------------------------------------------------------------------------------
@@ -273,8 +272,8 @@ def _train_steps(
     return {k: v / max(config.train_steps, 1) for k, v in totals.items()}
 
 
-def _evaluate(
-    game: Game,
+def _measure(
+    run: TrainingRun,
     network: AlphaZeroNet,
     previous: AlphaZeroNet,
     opponents: list[str],
@@ -282,24 +281,15 @@ def _evaluate(
     seed: int,
 ) -> dict[str, float]:
     """Win/draw/loss rates and score against each opponent and against ``previous``."""
-    me = AlphaZeroAgent(game, network=network, simulations=config.eval_simulations, c_puct=config.c_puct)
+    me = AlphaZeroAgent(run.game, network=network, simulations=config.eval_simulations, c_puct=config.c_puct)
     me.spec = "alphazero"
-    results: dict[str, float] = {}
-    for spec in opponents:
-        summary = play_games(game, me, spec, config.eval_games, seed=seed)
-        name = parse_spec(spec)[0]
-        results[f"eval/win_rate_vs_{name}"] = summary.win_rate
-        results[f"eval/draw_rate_vs_{name}"] = summary.draws / summary.games
-        results[f"eval/loss_rate_vs_{name}"] = summary.losses / summary.games
-        results[f"eval/score_vs_{name}"] = summary.score
+    results = run.measure(me, {parse_spec(spec)[0]: spec for spec in opponents}, seed=seed)
     # Two greedy networks would replay the same two games: both draw their first two moves.
     opening = {"simulations": config.eval_simulations, "c_puct": config.c_puct, "temperature": 1.0}
-    me = AlphaZeroAgent(game, network=network, temperature_moves=2, **opening)
-    old = AlphaZeroAgent(game, network=previous, temperature_moves=2, **opening)
+    me = AlphaZeroAgent(run.game, network=network, temperature_moves=2, **opening)
+    old = AlphaZeroAgent(run.game, network=previous, temperature_moves=2, **opening)
     me.spec, old.spec = "alphazero", "alphazero-previous"
-    summary = play_games(game, me, old, config.eval_games, seed=seed)
-    results["eval/win_rate_vs_previous"] = summary.win_rate
-    results["eval/score_vs_previous"] = summary.score
+    results.update(run.measure(me, {"previous": old}, seed=seed))
     return results
 
 
@@ -332,21 +322,22 @@ def _usable_opponents(game: Game, config: Config) -> list[str]:
 
 
 def _restore(
-    checkpoint_path: Path,
+    run: TrainingRun,
     replay_path: Path,
-    game: Game,
     network: AlphaZeroNet,
     optimizer: torch.optim.Optimizer,
     buffer: ReplayBuffer,
     rng: np.random.Generator,
     device: torch.device,
-    config: Config,
-) -> tuple[int, dict[str, Any], AlphaZeroNet]:
-    payload = load_checkpoint(checkpoint_path)
-    saved = network_from_payload(payload, game, str(checkpoint_path), device)
+) -> tuple[dict[str, Any], AlphaZeroNet]:
+    """Load the resumed checkpoint into ``network``, ``optimizer``, ``rng`` and (from
+    ``replay.pt``, when it pairs with the checkpoint) ``buffer``; returns the Elo history and
+    the previous measurement's network."""
+    payload = run.resumed or {}
+    saved = network_from_payload(payload, device)
     if saved.architecture() != network.architecture():
         raise BoardgymError(
-            f"cannot resume {str(checkpoint_path)!r}: it holds a network of {saved.architecture()}, "
+            f"cannot resume {str(run.checkpoint_path)!r}: it holds a network of {saved.architecture()}, "
             f"but this config asks for {network.architecture()}; resume with the run's own options"
         )
     network.load_state_dict(saved.state_dict())
@@ -355,8 +346,21 @@ def _restore(
     previous.load_state_dict(payload["previous_state_dict"])
     rng.bit_generator.state = json.loads(payload["rng"])
     if replay_path.is_file():
-        buffer.load_state_dict(load_checkpoint(replay_path))
-    return int(payload["iteration"]), json.loads(payload["history"]), previous.eval()
+        replay = load_checkpoint(replay_path, what="replay buffer", method=METHOD, required=("planes", "added"))
+        if replay.get("format") not in (None, REPLAY_FORMAT):  # None: written before replay files were stamped
+            raise BoardgymError(
+                f"replay buffer {str(replay_path)!r} is not a {REPLAY_FORMAT} file; delete it to resume with an "
+                "empty buffer"
+            )
+        paired = payload.get("replay_step")
+        if paired is not None and replay.get("step") != paired:
+            raise BoardgymError(
+                f"replay buffer {str(replay_path)!r} is of iteration {replay.get('step')}, but checkpoint.pt pairs "
+                f"with iteration {paired} (the run stopped between writing them); delete replay.pt to resume with "
+                "an empty buffer"
+            )
+        buffer.load_state_dict(replay)
+    return json.loads(payload["history"]), previous.eval()
 
 
 def _check(config: Config) -> None:
@@ -369,13 +373,9 @@ def _check(config: Config) -> None:
         "leaves_per_game",
         "batch_size",
         "buffer_size",
-        "eval_games",
         "eval_simulations",
     )
-    for name in positive:
-        value = getattr(config, name)
-        if value < 1:
-            raise BoardgymError(f"--{name.replace('_', '-')} {value} must be at least 1")
+    check_at_least(config, positive)
     if config.train_steps < 0 or config.eval_every < 0:
         raise BoardgymError("--train-steps and --eval-every must be 0 or more")
 

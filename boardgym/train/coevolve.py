@@ -25,18 +25,18 @@ alpha-beta with the game's own heuristic, with the report's example weights
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from boardgym.agents.coevolved import FORMAT, CoevolvedAgent, feature_count, weighted_minimax
-from boardgym.agents.tabular import check_game, game_signature
-from boardgym.config import config_from_argv, config_to_dict, log_hparams, make_writer, option, write_config
+from boardgym.config import option
 from boardgym.game import Game
-from boardgym.runs import load_checkpoint, run_dir, save_checkpoint
-from boardgym.train.evaluation import check_run_folder, evaluate_agent, game_from_options
+from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import BoardgymError
 
 METHOD = "coevolve"
@@ -48,13 +48,11 @@ features add the distance to the opponent's goal and the mobility, weighted 0 he
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(RunConfig):
     """Coevolve evaluation weights by cup tournaments of alpha-beta players."""
 
     game: str = option("rastros", "game with features(state, player): rastros, tictactoe, quixo, hex")
-    game_params: str = option(
-        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
-    )
+    eval_every: int = option(5, "generations between measurements (0: end only)")
     population: int = option(16, "chromosomes per generation (a power of two, for the cup)")
     generations: int = option(15, "generations")
     depths: tuple[int, ...] = option((1, 2), "alpha-beta depth limits every cup match is played at")
@@ -64,110 +62,69 @@ class Config:
     tournament_size: int = option(3, "rivals drawn for each tournament selection of a parent")
     mutation: float = option(0.2, "probability that a gene of a child is mutated")
     delta: float = option(0.3, "largest step of a mutation (uniform in [-delta, delta])")
-    seed: int = option(0, "seed of the evolution and of the games")
-    eval_every: int = option(5, "generations between evaluations (0: end only)")
-    eval_games: int = option(100, "games per evaluation and opponent, seats alternating")
-    run_name: str | None = option(None, "run folder name under runs/<game>/coevolve/ (default: seed and time)")
-    root: str = option("runs", "root folder of the runs")
-    resume: bool = option(False, "continue the run in --run-name from its last checkpoint")
-    progress: bool = option(True, "show a progress bar")
 
 
 def train(config: Config) -> Path:
     """Coevolve and return the path of the final checkpoint (``coevolved:checkpoint=PATH``)."""
     _check_config(config)
-    game = game_from_options(config.game, config.game_params)
+    run = TrainingRun(
+        config, METHOD, format=FORMAT, total=config.generations, unit="gen", resume_keys=("population", "rng_state")
+    )
+    game = run.game
     size = feature_count(game)
     if game.num_players != 2:
         raise BoardgymError(f"coevolution plays two-player games; {game.name} has {game.num_players} player(s)")
-    folder = run_dir(game.name, METHOD, config.run_name, config.seed, config.root)
-    last_path, final_path = folder / "checkpoint.pt", folder / "final.pt"
-    rng = np.random.default_rng(config.seed)
-    population = rng.uniform(-1.0, 1.0, (config.population, size))
-    generation = 0
-    check_run_folder(folder, config.resume, last_path)
-    if config.resume:
-        payload = load_checkpoint(last_path)
-        check_game(payload, game, last_path)
-        population = payload["population"].numpy()
-        generation = int(payload["generation"])
-        rng.bit_generator.state = json.loads(payload["rng_state"])
-    write_config(folder / "config.json", config, method=METHOD)
-    writer = make_writer(folder)
-    log_hparams(writer, config)
     depth = max(config.depths)
-    cup = Cup(game, config.depths, config.pairs, config.openings)
-    best = population[0]
+    opponents: dict[str, Any] = {"random": "random", "minimax": f"minimax:depth={depth}"}
+    if game.name in REPORT_WEIGHTS:
+        report = "/".join(f"{w:g}" for w in REPORT_WEIGHTS[game.name])
+        opponents["report_weights"] = f"coevolved:weights={report},depth={depth}"
+    opponents["random_weights"] = f"coevolved:weights=random,depth={depth}"
+    with run:
+        rng = np.random.default_rng(config.seed)
+        population = rng.uniform(-1.0, 1.0, (config.population, size))
+        if run.resumed is not None:
+            population = run.resumed["population"].numpy()
+            rng.bit_generator.state = json.loads(run.resumed["rng_state"])
+        cup = Cup(game, config.depths, config.pairs, config.openings)
+        best = population[0]
 
-    def save(path: Path) -> None:
-        import torch
-
-        save_checkpoint(
-            path,
-            {
-                "format": FORMAT,
-                "method": METHOD,
-                "game_signature": game_signature(game),
+        def payload() -> dict[str, Any]:
+            return {
                 "best": torch.tensor(best, dtype=torch.float64),
                 "population": torch.tensor(population, dtype=torch.float64),
                 "depth": depth,
-                "generation": generation,
                 "rng_state": json.dumps(rng.bit_generator.state),
-                "config": json.dumps(config_to_dict(config)),
-            },
-        )
+            }
 
-    def evaluate() -> None:
-        save(last_path)
-        agent = CoevolvedAgent(game, seed=config.seed, checkpoint=last_path)
-        opponents: dict[str, Any] = {"random": "random", "minimax": f"minimax:depth={depth}"}
-        if game.name in REPORT_WEIGHTS:
-            report = "/".join(f"{w:g}" for w in REPORT_WEIGHTS[game.name])
-            opponents["report_weights"] = f"coevolved:weights={report},depth={depth}"
-        opponents["random_weights"] = f"coevolved:weights=random,depth={depth}"
-        scalars = evaluate_agent(game, agent, opponents, config.eval_games, seed=config.seed)
-        for tag, value in scalars.items():
-            writer.add_scalar(tag, value, generation)
-        wins = ", ".join(f"{k.removeprefix('eval/win_rate_vs_')} {v:.1%}" for k, v in scalars.items() if "win_" in k)
-        print(f"generation {generation}: weights {np.round(best, 3).tolist()}; wins vs {wins}")
+        def measure() -> None:
+            run.save(payload())
+            agent = CoevolvedAgent(game, seed=config.seed, checkpoint=run.checkpoint_path)
+            run.measure(agent, opponents, note=f"weights {np.round(best, 3).tolist()}")
 
-    bar = None
-    if config.progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=config.generations, initial=generation, unit="gen", dynamic_ncols=True)
-    try:
-        while generation < config.generations:
+        while run.step < config.generations:
             fitness = cup.fitness(population, rng)
             best = population[int(np.argmax(fitness))].copy()
             population = _next_generation(config, population, fitness, rng)
-            generation += 1
-            writer.add_scalar("train/cup_rounds", float(fitness.max()), generation)
-            writer.add_scalar("train/gene_spread", float(population.std(axis=0).mean()), generation)
-            for i, weight in enumerate(best):
-                writer.add_scalar(f"train/best_weight_{i}", float(weight), generation)
-            if bar is not None:
-                bar.update(1)
-            if config.eval_every and generation % config.eval_every == 0 and generation < config.generations:
-                evaluate()
+            run.advance(1)
+            scalars = {
+                "train/cup_rounds": float(fitness.max()),
+                "train/gene_spread": float(population.std(axis=0).mean()),
+            }
+            run.log(scalars | {f"train/best_weight_{i}": float(weight) for i, weight in enumerate(best)})
+            if run.due(config.eval_every) and run.step < config.generations:
+                measure()
             else:
-                save(last_path)
+                run.save(payload())
         # The last generation's children have not played yet, and one cup is a lottery of
         # pairings: a round robin of the final population crowns the champion.
         best = population[int(np.argmax(cup.round_robin(population, rng)))].copy()
-        evaluate()
-        save(final_path)
-    finally:
-        if bar is not None:
-            bar.close()
-        writer.close()
-    return final_path
+        measure()
+        return run.finish(payload())
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.coevolve") -> int:
-    path = train(config_from_argv(Config, argv, prog))
-    print(f"final checkpoint: {path}\nplay it: coevolved:checkpoint={path}")
-    return 0
+    return run_main(Config, train, argv, prog, METHOD)
 
 
 class Cup:
@@ -261,12 +218,10 @@ def _check_config(config: Config) -> None:
         raise BoardgymError(f"--population {n} must be a power of two (>= 2) for the cup, e.g. 16")
     if not config.depths or min(config.depths) < 1:
         raise BoardgymError(f"--depths {config.depths!r} must be positive depth limits, e.g. 1,2")
-    for name in ("generations", "pairs", "tournament_size", "eval_games"):
-        if getattr(config, name) < 1:
-            raise BoardgymError(f"--{name.replace('_', '-')} {getattr(config, name)} must be at least 1")
+    check_at_least(config, ("generations", "pairs", "tournament_size"))
     if not 0 <= config.elite < 1:
         raise BoardgymError(f"--elite {config.elite} must be a share in [0, 1)")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -24,31 +24,31 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import torch
 
 from boardgym.agents.evolved_nim import FORMAT, GENOMES, EvolvedNimAgent, NimPolicy, genome_size
 from boardgym.agents.nim_perfect import mover_wins, winning_moves
-from boardgym.agents.tabular import check_game, game_signature
-from boardgym.config import config_from_argv, config_to_dict, log_hparams, make_writer, option, write_config
+from boardgym.config import option
 from boardgym.games.nim import Nim, NimState
-from boardgym.runs import load_checkpoint, run_dir, save_checkpoint
-from boardgym.train.evaluation import check_run_folder, evaluate_agent, game_from_options
+from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import Action, BoardgymError
 
 METHOD = "es"
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(RunConfig):
     """Evolve a Nim player: (mu, lambda) or (mu + lambda), tournament or roulette selection."""
 
-    game: str = option("nim", "game: nim only (its parameters via --params)")
-    game_params: str = option(
-        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
-    )
+    game: str = option("nim", "game: nim only (its parameters via -p)")
+    eval_every: int = option(5, "generations between measurements (0: end only)")
+    eval_games: int = option(200, "games per measurement and opponent, seats alternating")
     genome: str = option("weights", "genome: weights (linear evaluation, can express nim-sum) or rules (seed's)")
     strategy: str = option("plus", "survivors: plus (mu + lambda) or comma (mu, lambda)")
     selection: str = option("tournament", "parent selection: tournament or roulette")
@@ -59,82 +59,59 @@ class Config:
     sigma: float = option(0.3, "standard deviation of the Gaussian mutation of each gene")
     crossover: float = option(0.5, "probability that a child mixes two parents (uniform crossover)")
     tournament_size: int = option(3, "contestants per tournament selection")
-    seed: int = option(0, "seed of the evolution and of the evaluation games")
-    eval_every: int = option(5, "generations between evaluations (0: end only)")
-    eval_games: int = option(200, "games per evaluation and opponent, seats alternating")
-    run_name: str | None = option(None, "run folder name under runs/<game>/es/ (default: seed and time)")
-    root: str = option("runs", "root folder of the runs")
-    resume: bool = option(False, "continue the run in --run-name from its last checkpoint")
-    progress: bool = option(True, "show a progress bar")
 
 
 def train(config: Config) -> Path:
     """Evolve and return the path of the final checkpoint (``es:checkpoint=PATH``)."""
     _check_config(config)
-    game = game_from_options(config.game, config.game_params)
+    run = TrainingRun(
+        config,
+        METHOD,
+        format=FORMAT,
+        total=config.generations,
+        unit="gen",
+        resume_keys=("genome_kind", "population", "rng_state"),
+    )
+    game = run.game
     if not isinstance(game, Nim):
         raise BoardgymError(f"es evolves Nim players; --game {config.game!r} is not nim (try coevolve or neat)")
-    folder = run_dir(game.name, METHOD, config.run_name, config.seed, config.root)
-    last_path, final_path = folder / "checkpoint.pt", folder / "final.pt"
-    rng = np.random.default_rng(config.seed)
-    size = genome_size(game, config.genome)
-    population = _initial(config.genome, config.mu, size, rng)
-    generation = 0
-    check_run_folder(folder, config.resume, last_path)
-    if config.resume:
-        payload = load_checkpoint(last_path)
-        check_game(payload, game, last_path)
-        if payload["genome_kind"] != config.genome:
-            raise BoardgymError(f"--resume: the run evolved {payload['genome_kind']} genomes, not {config.genome}")
-        population = payload["population"].numpy()
-        generation = int(payload["generation"])
-        rng.bit_generator.state = json.loads(payload["rng_state"])
-    write_config(folder / "config.json", config, method=METHOD)
-    writer = make_writer(folder)
-    log_hparams(writer, config)
-    field = Field(game)
-    best = population[0]
-    best_fitness = 0.0
+    with run:
+        rng = np.random.default_rng(config.seed)
+        population = _initial(config.genome, config.mu, genome_size(game, config.genome), rng)
+        if run.resumed is not None:
+            if run.resumed["genome_kind"] != config.genome:
+                raise BoardgymError(
+                    f"--resume: the run evolved {run.resumed['genome_kind']} genomes, not {config.genome}; "
+                    f"pass --genome {run.resumed['genome_kind']}"
+                )
+            population = run.resumed["population"].numpy()
+            rng.bit_generator.state = json.loads(run.resumed["rng_state"])
+        field = Field(game)
+        best = population[0]
+        best_fitness = 0.0
 
-    def save(path: Path) -> None:
-        import torch
-
-        save_checkpoint(
-            path,
-            {
-                "format": FORMAT,
-                "method": METHOD,
-                "game_signature": game_signature(game),
+        def payload() -> dict[str, Any]:
+            return {
                 "genome_kind": config.genome,
                 "best": torch.tensor(best, dtype=torch.float64),
                 "best_fitness": float(best_fitness),
                 "population": torch.tensor(population, dtype=torch.float64),
-                "generation": generation,
                 "rng_state": json.dumps(rng.bit_generator.state),
-                "config": json.dumps(config_to_dict(config)),
-            },
-        )
+            }
 
-    def evaluate() -> None:
-        save(last_path)
-        agent = EvolvedNimAgent(game, seed=config.seed, checkpoint=last_path)
-        scalars = evaluate_agent(game, agent, {"random": "random", "perfect": "nimsum"}, config.eval_games, config.seed)
-        scalars["eval/optimal_move_rate"] = optimal_move_rate(game, agent.policy, random.Random(config.seed))
-        for tag, value in scalars.items():
-            writer.add_scalar(tag, value, generation)
-        print(
-            f"generation {generation}: win vs random {scalars['eval/win_rate_vs_random']:.1%}, "
-            f"vs optimal {scalars['eval/win_rate_vs_perfect']:.1%}, optimal moves {scalars['eval/optimal_move_rate']:.1%}"
-        )
+        def measure() -> None:
+            run.save(payload())
+            agent = EvolvedNimAgent(game, seed=config.seed, checkpoint=run.checkpoint_path)
+            rate = optimal_move_rate(game, agent.policy, random.Random(config.seed))
+            run.measure(
+                agent,
+                {"random": "random", "perfect": "nimsum"},
+                extra={"eval/optimal_move_rate": rate},
+                note=f"optimal moves {rate:.0%}",
+            )
 
-    bar = None
-    if config.progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=config.generations, initial=generation, unit="gen", dynamic_ncols=True)
-    try:
         parent_fitness = None
-        while generation < config.generations:
+        while run.step < config.generations:
             if parent_fitness is None:
                 parent_fitness = field.fitness_of(config.genome, population, config.games, int(rng.integers(2**63)))
             children = _breed(config, population, parent_fitness, rng)
@@ -144,31 +121,25 @@ def train(config: Config) -> Path:
             population = candidates[order[: config.mu]]
             parent_fitness = fitness[order[: config.mu]]
             best, best_fitness = population[0].copy(), float(fitness[order[0]])
-            generation += 1
-            writer.add_scalar("train/best_fitness", best_fitness, generation)
-            writer.add_scalar("train/mean_fitness", float(fitness.mean()), generation)
-            writer.add_scalar("train/parents_mean_fitness", float(parent_fitness.mean()), generation)
-            writer.add_scalar("train/gene_spread", float(population.std(axis=0).mean()), generation)
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(best=f"{best_fitness:.2f}")
-            if config.eval_every and generation % config.eval_every == 0 and generation < config.generations:
-                evaluate()
+            run.advance(1, best=f"{best_fitness:.2f}")
+            run.log(
+                {
+                    "train/best_fitness": best_fitness,
+                    "train/mean_fitness": float(fitness.mean()),
+                    "train/parents_mean_fitness": float(parent_fitness.mean()),
+                    "train/gene_spread": float(population.std(axis=0).mean()),
+                }
+            )
+            if run.due(config.eval_every) and run.step < config.generations:
+                measure()
             else:
-                save(last_path)
-        evaluate()
-        save(final_path)
-    finally:
-        if bar is not None:
-            bar.close()
-        writer.close()
-    return final_path
+                run.save(payload())
+        measure()
+        return run.finish(payload())
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.es") -> int:
-    path = train(config_from_argv(Config, argv, prog))
-    print(f"final checkpoint: {path}\nplay it: es:checkpoint={path}")
-    return 0
+    return run_main(Config, train, argv, prog, METHOD)
 
 
 class Field:
@@ -260,12 +231,10 @@ def _check_config(config: Config) -> None:
     for name, allowed in choices.items():
         if getattr(config, name) not in allowed:
             raise BoardgymError(f"--{name} {getattr(config, name)!r} must be one of: {', '.join(allowed)}")
-    for name in ("mu", "offspring", "generations", "games", "eval_games", "tournament_size"):
-        if getattr(config, name) < 1:
-            raise BoardgymError(f"--{name.replace('_', '-')} {getattr(config, name)} must be at least 1")
+    check_at_least(config, ("mu", "offspring", "generations", "games", "tournament_size"))
     if config.strategy == "comma" and config.offspring < config.mu:
         raise BoardgymError(f"--strategy comma needs --offspring ({config.offspring}) >= --mu ({config.mu})")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

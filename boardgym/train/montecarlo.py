@@ -15,13 +15,15 @@ Seed report 003 (Monte Carlo and Q-learning players for Tic-Tac-Toe).
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from boardgym.agents.base import Agent
 from boardgym.agents.tabular import ValueTable
-from boardgym.config import config_from_argv, option
+from boardgym.config import option
 from boardgym.game import Game
+from boardgym.train.run import run_main
 from boardgym.train.tabular import TabularConfig, train_tabular
 
 METHOD = "montecarlo"
@@ -43,9 +45,7 @@ def train(config: Config) -> Path:
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.montecarlo") -> int:
-    path = train(config_from_argv(Config, argv, prog))
-    print(f"final checkpoint: {path}\nplay it: montecarlo:checkpoint={path}")
-    return 0
+    return run_main(Config, train, argv, prog, METHOD)
 
 
 def make_episode(game: Game, table: ValueTable, rand: random.Random, alpha: float, opponent: Agent | None):
@@ -93,4 +93,4 @@ def make_episode(game: Game, table: ValueTable, rand: random.Random, alpha: floa
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -14,48 +14,48 @@ at the end wins a playoff among the last generation's ``--playoff-size`` best ge
 (``--playoff-games`` more games each against random and against minimax:depth=1).
 
 neat-python draws its mutations from Python's global ``random`` module; the run seeds it
-with ``--seed``. ``--resume`` restores neat-python's own state (a pickle beside the
-checkpoints, ``neat-state.pkl.gz``, read only by this script), while ``final.pt`` holds just
-the champion's network and loads with ``torch.load(weights_only=True)``.
+with ``--seed``. ``checkpoint.pt`` holds, besides the champion, neat-python's whole evolution
+state as JSON (``boardgym.train.neat_state``: genomes, species, counters, the random state;
+no pickle), so ``--resume`` continues exactly where the run stopped: a run resumed after
+generation g ends as the same run left alone would. ``final.pt`` holds just the champion's
+network; both load with ``torch.load(weights_only=True)``.
 
     boardgym train neat --game quixo --run-name quixo
 """
 
 from __future__ import annotations
 
-import gzip
-import json
-import pickle
-import random
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import neat
 import numpy as np
+import torch
 from neat.graphs import feed_forward_layers
 
 from boardgym.agents.minimax import MinimaxAgent
 from boardgym.agents.neat_agent import ACTIVATIONS, FORMAT, MODES, NeatAgent, Network, choose_move
-from boardgym.agents.tabular import check_game, game_signature
-from boardgym.config import config_from_argv, config_to_dict, log_hparams, make_writer, option, write_config
+from boardgym.config import option
 from boardgym.game import Game
-from boardgym.runs import atomic_write_bytes, run_dir, save_checkpoint
-from boardgym.train.evaluation import check_run_folder, evaluate_agent, game_from_options
+from boardgym.runs import atomic_write_bytes
+from boardgym.train.neat_state import decode_state, encode_state, population_state, restore_population
+from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import BoardgymError
 
 METHOD = "neat"
-STATE_FILE = "neat-state.pkl.gz"
+OLD_STATE_FILE = "neat-state.pkl.gz"
+"""Where runs before the JSON state kept neat-python's pickle; never read."""
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(RunConfig):
     """Evolve game-playing networks with NEAT against random, shallow minimax and each other."""
 
     game: str = option("quixo", "two-player game (boardgym list games)")
-    game_params: str = option(
-        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
-    )
+    seed: int = option(0, "seed of neat-python's mutations, of the games and of the measurement")
+    eval_every: int = option(5, "generations between measurements (0: end only)")
     mode: str = option(
         "afterstate", "afterstate (score the position each move leaves) or policy (one output per action)"
     )
@@ -72,103 +72,75 @@ class Config:
     elitism: int = option(2, "best genomes of each species copied unchanged")
     playoff_size: int = option(5, "best genomes of the last generation that meet in a final playoff")
     playoff_games: int = option(40, "playoff games per contender against random and against minimax:depth=1")
-    seed: int = option(0, "seed of neat-python's mutations, of the games and of the evaluation")
-    eval_every: int = option(5, "generations between evaluations (0: end only)")
-    eval_games: int = option(100, "games per evaluation and opponent, seats alternating")
-    run_name: str | None = option(None, "run folder name under runs/<game>/neat/ (default: seed and time)")
-    root: str = option("runs", "root folder of the runs")
-    resume: bool = option(False, "continue the run in --run-name from its neat-python state")
-    progress: bool = option(True, "show a progress bar")
 
 
 def train(config: Config) -> Path:
     """Evolve and return the path of the final checkpoint (``neat:checkpoint=PATH``)."""
     _check_config(config)
-    game = game_from_options(config.game, config.game_params)
+    run = TrainingRun(config, METHOD, format=FORMAT, total=config.generations, unit="gen")
+    game = run.game
     if game.num_players != 2:
         raise BoardgymError(f"neat plays two-player games; {game.name} has {game.num_players} player(s)")
-    folder = run_dir(game.name, METHOD, config.run_name, config.seed, config.root)
-    state_path, last_path, final_path = folder / STATE_FILE, folder / "checkpoint.pt", folder / "final.pt"
-    check_run_folder(folder, config.resume, state_path)
-    neat_config = _neat_config(config, game, folder / "neat.ini")
-    if config.resume:
-        if last_path.exists():
-            check_game(_load(last_path), game, last_path)
-        population = neat.Checkpointer.restore_checkpoint(str(state_path), new_config=neat_config)
-    else:
-        population = neat.Population(neat_config, seed=config.seed)
-    write_config(folder / "config.json", config, method=METHOD)
-    writer = make_writer(folder)
-    log_hparams(writer, config)
-    field = Field(game, config)
-    champion: dict[str, Any] = {}
+    with run:
+        neat_config = _neat_config(config, game, run.folder / "neat.ini")
+        if run.resumed is not None:
+            if "neat_state" not in run.resumed:
+                raise BoardgymError(
+                    f"--resume: {str(run.checkpoint_path)!r} was written before NEAT runs saved their state as "
+                    f"JSON (the old {OLD_STATE_FILE} is a pickle, never read); start a new run under another "
+                    "--run-name"
+                )
+            state = decode_state(run.resumed["neat_state"].numpy().tobytes(), str(run.checkpoint_path))
+            population = restore_population(neat_config, state)
+        else:
+            population = neat.Population(neat_config, seed=config.seed)
+        field = Field(game, config)
+        champion: dict[str, Any] = {}
 
-    def fitness_function(genomes: list[tuple[int, Any]], neat_cfg: neat.Config) -> None:
-        networks = [genome_network(genome, neat_cfg) for _, genome in genomes]
-        scores = field.scores(networks, seed=config.seed * 100_003 + population.generation)
-        for (_, genome), score in zip(genomes, scores, strict=True):
-            genome.fitness = float(score)
-        best = int(np.argmax(scores))
-        # The champion is this generation's best: elites are re-measured every generation, so
-        # a network that was merely lucky once does not stay champion.
-        champion.update(network=networks[best], fitness=float(scores[best]), generation=population.generation)
-        champion["contenders"] = [networks[i] for i in np.argsort(-scores)[: config.playoff_size]]
-        writer.add_scalar("train/best_fitness", float(scores[best]), population.generation + 1)
-        writer.add_scalar("train/mean_fitness", float(np.mean(scores)), population.generation + 1)
-        writer.add_scalar("train/species", len(population.species.species), population.generation + 1)
-        writer.add_scalar("train/champion_nodes", len(genomes[best][1].nodes), population.generation + 1)
+        def fitness_function(genomes: list[tuple[int, Any]], neat_cfg: neat.Config) -> None:
+            networks = [genome_network(genome, neat_cfg) for _, genome in genomes]
+            scores = field.scores(networks, seed=config.seed * 100_003 + population.generation)
+            for (_, genome), score in zip(genomes, scores, strict=True):
+                genome.fitness = float(score)
+            best = int(np.argmax(scores))
+            # The champion is this generation's best: elites are re-measured every generation, so
+            # a network that was merely lucky once does not stay champion.
+            champion.update(network=networks[best], fitness=float(scores[best]))
+            champion["contenders"] = [networks[i] for i in np.argsort(-scores)[: config.playoff_size]]
+            scalars = {
+                "train/best_fitness": float(scores[best]),
+                "train/mean_fitness": float(np.mean(scores)),
+                "train/species": len(population.species.species),
+                "train/champion_nodes": len(genomes[best][1].nodes),
+            }
+            run.log(scalars, population.generation + 1)
 
-    def save(path: Path) -> None:
-        save_checkpoint(
-            path,
-            {
-                "format": FORMAT,
-                "method": METHOD,
-                "game_signature": game_signature(game),
-                "mode": config.mode,
-                "network": champion["network"].to_json(),
-                "fitness": champion["fitness"],
-                "generation": population.generation,
-                "config": json.dumps(config_to_dict(config)),
-            },
-        )
+        def payload(with_state: bool = True) -> dict[str, Any]:
+            saved = {"mode": config.mode, "network": champion["network"].to_json(), "fitness": champion["fitness"]}
+            if with_state:
+                data = encode_state(population_state(population))
+                saved["neat_state"] = torch.frombuffer(bytearray(data), dtype=torch.uint8)
+            return saved
 
-    def save_state() -> None:
-        data = (population.generation, neat_config, population.population, population.species, random.getstate())
-        atomic_write_bytes(state_path, gzip.compress(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)))
+        def measure() -> None:
+            run.save(payload())
+            agent = NeatAgent(game, seed=config.seed, checkpoint=run.checkpoint_path)
+            run.measure(
+                agent,
+                {"random": "random", "minimax": "minimax:depth=1"},
+                note=f"champion fitness {champion['fitness']:.2f}",
+            )
 
-    def evaluate() -> None:
-        save(last_path)
-        agent = NeatAgent(game, seed=config.seed, checkpoint=last_path)
-        opponents = {"random": "random", "minimax": "minimax:depth=1"}
-        scalars = evaluate_agent(game, agent, opponents, config.eval_games, seed=config.seed)
-        for tag, value in scalars.items():
-            writer.add_scalar(tag, value, population.generation)
-        print(
-            f"generation {population.generation}: champion fitness {champion['fitness']:.2f}, "
-            f"win vs random {scalars['eval/win_rate_vs_random']:.1%}, "
-            f"vs minimax:depth=1 {scalars['eval/win_rate_vs_minimax']:.1%}"
-        )
-
-    bar = None
-    if config.progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=config.generations, initial=population.generation, unit="gen", dynamic_ncols=True)
-    try:
         while population.generation < config.generations:
             population.run(fitness_function, 1)
-            save_state()
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(best=f"{champion['fitness']:.2f}")
-            if config.eval_every and population.generation % config.eval_every == 0:
-                if population.generation < config.generations:
-                    evaluate()
+            run.advance_to(population.generation, best=f"{champion['fitness']:.2f}")
+            if run.due(config.eval_every) and run.step < config.generations:
+                measure()
             else:
-                save(last_path)
+                run.save(payload())
         if not champion:  # resumed at the end: nothing evolved in this process
-            champion.update(network=Network.from_json(_load(last_path)["network"]), fitness=0.0, generation=0)
+            last = run.resumed or {}
+            champion.update(network=Network.from_json(last["network"]), fitness=float(last.get("fitness", 0.0)))
         elif len(champion.get("contenders", [])) > 1 and config.playoff_games > 0:
             # One generation's fitness is a few games: a playoff among its best decides.
             playoff = Field(
@@ -177,20 +149,13 @@ def train(config: Config) -> Path:
             )
             scores = playoff.scores(champion["contenders"], seed=config.seed + 1)
             champion.update(network=champion["contenders"][int(np.argmax(scores))], fitness=float(scores.max()))
-            writer.add_scalar("train/playoff_best", float(scores.max()), population.generation)
-        evaluate()
-        save(final_path)
-    finally:
-        if bar is not None:
-            bar.close()
-        writer.close()
-    return final_path
+            run.log({"train/playoff_best": float(scores.max())})
+        measure()
+        return run.finish(payload(with_state=False))
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.neat") -> int:
-    path = train(config_from_argv(Config, argv, prog))
-    print(f"final checkpoint: {path}\nplay it: neat:checkpoint={path}")
-    return 0
+    return run_main(Config, train, argv, prog, METHOD)
 
 
 def genome_network(genome: Any, neat_config: neat.Config) -> Network:
@@ -280,12 +245,6 @@ def _neat_config(config: Config, game: Game, path: Path) -> neat.Config:
     )
 
 
-def _load(path: Path) -> dict[str, Any]:
-    from boardgym.runs import load_checkpoint
-
-    return load_checkpoint(path)
-
-
 def _check_config(config: Config) -> None:
     if config.mode not in MODES:
         raise BoardgymError(f"--mode {config.mode!r} must be one of: {', '.join(MODES)}")
@@ -295,9 +254,7 @@ def _check_config(config: Config) -> None:
         raise BoardgymError(f"--population {config.population} must be at least 2")
     if config.games_random + config.games_minimax + config.games_peers < 1:
         raise BoardgymError("the fitness needs games: set --games-random, --games-minimax or --games-peers above 0")
-    for name in ("generations", "eval_games"):
-        if getattr(config, name) < 1:
-            raise BoardgymError(f"--{name.replace('_', '-')} {getattr(config, name)} must be at least 1")
+    check_at_least(config, ("generations",))
 
 
 NEAT_TEMPLATE = """\
@@ -375,4 +332,4 @@ min_species_size   = 2
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

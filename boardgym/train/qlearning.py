@@ -20,13 +20,14 @@ Seed reports 000 (reward table of a Tic-Tac-Toe player trained against random) a
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from boardgym.agents.base import Agent
 from boardgym.agents.tabular import ValueTable
-from boardgym.config import config_from_argv
 from boardgym.game import Game
+from boardgym.train.run import run_main
 from boardgym.train.tabular import TabularConfig, train_tabular
 
 METHOD = "qlearning"
@@ -43,9 +44,7 @@ def train(config: Config) -> Path:
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.qlearning") -> int:
-    path = train(config_from_argv(Config, argv, prog))
-    print(f"final checkpoint: {path}\nplay it: qlearning:checkpoint={path}")
-    return 0
+    return run_main(Config, train, argv, prog, METHOD)
 
 
 def make_episode(game: Game, table: ValueTable, rand: random.Random, alpha: float, opponent: Agent | None):
@@ -113,4 +112,4 @@ def make_episode(game: Game, table: ValueTable, rand: random.Random, alpha: floa
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

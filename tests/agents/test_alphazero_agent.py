@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from boardgym import make_agent, make_game
-from boardgym.agents.alphazero.agent import AlphaZeroAgent, checkpoint_payload, resolve_device
+from boardgym.agents.alphazero.agent import AlphaZeroAgent, resolve_device, save_network
 from boardgym.agents.alphazero.network import build_network
 from boardgym.runs import save_checkpoint
 from boardgym.types import BoardgymError
@@ -17,7 +17,7 @@ from boardgym.types import BoardgymError
 def _checkpoint(tmp_path: Path, game, name: str = "net.pt") -> Path:
     torch.manual_seed(0)
     network = build_network(game, blocks=1, channels=8, value_hidden=8)
-    return save_checkpoint(tmp_path / name, checkpoint_payload(network, game))
+    return save_network(tmp_path / name, network, game)
 
 
 @pytest.mark.parametrize("simulations", [0, 1, 12])
@@ -61,8 +61,8 @@ def test_checkpoint_of_other_game_parameters_is_refused(tmp_path: Path) -> None:
 
 
 def test_foreign_and_missing_files_are_explained(tmp_path: Path) -> None:
-    foreign = save_checkpoint(tmp_path / "other.pt", {"table": torch.zeros(3)})
-    with pytest.raises(BoardgymError, match="not an AlphaZero checkpoint"):
+    foreign = save_checkpoint(tmp_path / "other.pt", {"table": torch.zeros(3)}, format="other/1", game=None)
+    with pytest.raises(BoardgymError, match="not a boardgym.alphazero/1 checkpoint.*boardgym train alphazero"):
         AlphaZeroAgent(make_game("tictactoe"), checkpoint=foreign)
     with pytest.raises(BoardgymError, match="does not exist"):
         AlphaZeroAgent(make_game("tictactoe"), checkpoint=tmp_path / "missing.pt")
@@ -88,3 +88,15 @@ def test_temperature_moves_samples_only_the_opening(tmp_path: Path) -> None:
         replies.add(agent.act(game, later))
     assert len(openings) > 1  # drawn in proportion to visits
     assert len(replies) == 1  # greedy from the second move on
+
+
+def test_checkpoints_of_the_old_alphazero_format_still_load(tmp_path: Path) -> None:
+    game = make_game("tictactoe")
+    payload = torch.load(_checkpoint(tmp_path, game), weights_only=True)
+    del payload["game_signature"]
+    payload.update(format="boardgym-alphazero-v1", game="tictactoe", game_params="{}")
+    torch.save(payload, tmp_path / "old.pt")
+    agent = AlphaZeroAgent(game, checkpoint=tmp_path / "old.pt", simulations=2)
+    assert agent.act(game, game.initial_state()) in game.legal_actions(game.initial_state())
+    with pytest.raises(BoardgymError, match="trained on tictactoe"):
+        AlphaZeroAgent(make_game("connect_four"), checkpoint=tmp_path / "old.pt")

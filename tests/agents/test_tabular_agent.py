@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from boardgym import make_agent, make_game
-from boardgym.agents.tabular import FORMAT, TabularAgent, ValueTable, decode_state, encode_state, game_signature
+from boardgym.agents.tabular import FORMAT, TabularAgent, ValueTable, decode_state, encode_state
 from boardgym.runs import save_checkpoint
 from boardgym.types import BoardgymError
 
@@ -17,8 +17,8 @@ def write_table(path: Path, game, rows: dict) -> Path:
     table = ValueTable(game)
     table.rows.update(rows)
     payload = table.to_payload()
-    payload.update(format=FORMAT, method="qlearning", game_signature=game_signature(game))
-    return save_checkpoint(path, payload)
+    payload.update(method="qlearning")
+    return save_checkpoint(path, payload, format=FORMAT, game=game)
 
 
 def test_state_encoding_round_trips() -> None:
@@ -65,8 +65,8 @@ def test_clear_errors_for_missing_foreign_or_mismatched_checkpoints(tmp_path: Pa
         TabularAgent(game)
     with pytest.raises(BoardgymError, match="does not exist"):
         make_agent(f"qlearning:checkpoint={tmp_path / 'missing.pt'}", game)
-    save_checkpoint(tmp_path / "other.pt", {"format": "something else"})
-    with pytest.raises(BoardgymError, match="not a tabular table"):
+    save_checkpoint(tmp_path / "other.pt", {}, format="something else", game=game)
+    with pytest.raises(BoardgymError, match="not a boardgym.tabular/1 checkpoint"):
         make_agent(f"qlearning:checkpoint={tmp_path / 'other.pt'}", game)
     nim = make_game("nim", heaps=(2, 3))
     path = write_table(tmp_path / "nim.pt", nim, {nim.initial_state(): [(0, 1), [0.0, 0.0]]})
@@ -80,6 +80,6 @@ def test_a_table_of_states_in_an_older_layout_is_refused_by_name(tmp_path: Path)
     path = write_table(tmp_path / "t.pt", game, {start: [tuple(range(9)), [0.0] * 9]})
     payload = torch.load(path, weights_only=True)
     payload["keys"] = payload["keys"][:, :4]  # tic-tac-toe states held four ints before they held a key
-    save_checkpoint(path, payload)
+    save_checkpoint(path, payload, format=FORMAT, game=game)
     with pytest.raises(BoardgymError, match=r"t\.pt' stores tictactoe states as 4 ints.*train it again"):
         make_agent(f"qlearning:checkpoint={path}", game)

@@ -101,7 +101,7 @@ def test_tensorboard_gets_losses_speeds_and_evaluation(in_tmp: Path) -> None:
 def test_checkpoint_round_trip_with_weights_only(in_tmp: Path) -> None:
     path = train(tiny_config(in_tmp, run_name="ckpt"))
     payload = torch.load(path, weights_only=True)  # no arbitrary unpickling needed
-    assert payload["game"] == "tictactoe" and payload["iteration"] == 1
+    assert json.loads(payload["game_signature"])["game"] == "tictactoe" and payload["step"] == 1
     game = make_game("tictactoe")
     network = load_network(path, game)
     for name, tensor in network.state_dict().items():
@@ -115,7 +115,7 @@ def test_resume_continues_from_the_saved_iteration(in_tmp: Path) -> None:
     first = load_checkpoint(in_tmp / "runs/tictactoe/alphazero/resume/checkpoint.pt")
     path = train(dataclasses.replace(config, iterations=2, resume=True))
     second = load_checkpoint(path)
-    assert second["iteration"] == 2
+    assert second["step"] == 2
     assert any(not torch.equal(first["state_dict"][k], v) for k, v in second["state_dict"].items())
 
 
@@ -154,7 +154,7 @@ def test_default_config_plays_tictactoe_perfectly(in_tmp: Path) -> None:
 def test_selfplay_in_worker_processes_feeds_the_same_loop(in_tmp: Path) -> None:
     path = train(tiny_config(in_tmp, run_name="workers", workers=2, games_per_iteration=3, eval_every=0))
     payload = load_checkpoint(path)
-    assert payload["iteration"] == 1
+    assert payload["step"] == 1
     assert torch.load(path.parent / "replay.pt", weights_only=True)["value"].shape[0] >= 3 * 5  # >= 5 moves a game
 
 
@@ -162,7 +162,7 @@ def test_time_limit_stops_early_and_still_evaluates_the_last_iteration(in_tmp: P
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     path = train(tiny_config(in_tmp, run_name="timed", iterations=50, max_minutes=1e-9, eval_every=10))
-    assert load_checkpoint(path)["iteration"] == 2  # the first iteration times the rest
+    assert load_checkpoint(path)["step"] == 2  # the first iteration times the rest
     events = EventAccumulator(str(path.parent))
     events.Reload()
     assert [e.step for e in events.Scalars("eval/win_rate_vs_random")] == [2]
@@ -174,3 +174,26 @@ def test_one_player_puzzles_are_refused(in_tmp: Path) -> None:
         pytest.skip("no one-player game registered")
     with pytest.raises(BoardgymError, match="two-player"):
         train(tiny_config(in_tmp, game=one_player))
+
+
+def test_resume_checks_that_replay_and_checkpoint_pair(in_tmp: Path) -> None:
+    config = tiny_config(in_tmp, run_name="pair", eval_every=0)
+    train(config)
+    folder = in_tmp / "runs/tictactoe/alphazero/pair"
+    replay = torch.load(folder / "replay.pt", weights_only=True)
+    assert replay["step"] == load_checkpoint(folder / "checkpoint.pt")["replay_step"] == 1
+    replay["step"] = 5  # as if the run had stopped between writing the two
+    torch.save(replay, folder / "replay.pt")
+    with pytest.raises(BoardgymError, match="of iteration 5, but checkpoint.pt pairs with iteration 1.*delete replay"):
+        train(dataclasses.replace(config, iterations=2, resume=True))
+    (folder / "replay.pt").unlink()
+    path = train(dataclasses.replace(config, iterations=2, resume=True))  # with an empty buffer
+    assert load_checkpoint(path)["step"] == 2
+
+
+def test_an_existing_run_is_not_overwritten_and_root_is_honoured(in_tmp: Path) -> None:
+    config = tiny_config(in_tmp, run_name="kept", eval_every=0, root=str(in_tmp / "elsewhere"), progress=False)
+    path = train(config)
+    assert path == in_tmp / "elsewhere/tictactoe/alphazero/kept/final.pt"
+    with pytest.raises(BoardgymError, match="already holds a run; pass --resume"):
+        train(config)

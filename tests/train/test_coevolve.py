@@ -54,7 +54,7 @@ def test_next_generation_keeps_the_elite_and_the_shape() -> None:
 def test_tiny_run_writes_checkpoint_and_tensorboard_and_loads_as_agent(tmp_path: Path) -> None:
     final = train(Config(run_name="t", root=str(tmp_path), **TINY))
     payload = torch.load(final, weights_only=True)
-    assert payload["best"].shape == (4,) and payload["depth"] == 1 and payload["generation"] == 2
+    assert payload["best"].shape == (4,) and payload["depth"] == 1 and payload["step"] == 2
     events = EventAccumulator(str(final.parent))
     events.Reload()
     tags = set(events.Tags()["scalars"])
@@ -68,7 +68,7 @@ def test_tiny_run_writes_checkpoint_and_tensorboard_and_loads_as_agent(tmp_path:
 def test_resume_continues_the_generations(tmp_path: Path) -> None:
     train(Config(run_name="r", root=str(tmp_path), **TINY))
     final = train(Config(run_name="r", root=str(tmp_path), resume=True, **{**TINY, "generations": 3}))
-    assert torch.load(final, weights_only=True)["generation"] == 3
+    assert torch.load(final, weights_only=True)["step"] == 3
 
 
 def test_weights_in_the_spec_and_random_weights_redrawn_each_game() -> None:

@@ -39,7 +39,7 @@ def test_tiny_run_writes_checkpoint_and_tensorboard_and_loads_as_agent(
     config = Config(genome=genome, strategy=strategy, selection=selection, run_name="t", root=str(tmp_path), **TINY)
     final = train(config)
     payload = torch.load(final, weights_only=True)
-    assert payload["genome_kind"] == genome and payload["generation"] == 2
+    assert payload["genome_kind"] == genome and payload["step"] == 2
     assert payload["population"].shape[0] == 4
     events = EventAccumulator(str(final.parent))
     events.Reload()
@@ -57,7 +57,7 @@ def test_tiny_run_writes_checkpoint_and_tensorboard_and_loads_as_agent(
 def test_resume_continues_the_generations(tmp_path: Path) -> None:
     train(Config(run_name="r", root=str(tmp_path), **TINY))
     final = train(Config(run_name="r", root=str(tmp_path), resume=True, **{**TINY, "generations": 3}))
-    assert torch.load(final, weights_only=True)["generation"] == 3
+    assert torch.load(final, weights_only=True)["step"] == 3
     with pytest.raises(BoardgymError, match="rules genomes|weights genomes"):
         train(Config(genome="rules", run_name="r", root=str(tmp_path), resume=True, **{**TINY, "generations": 4}))
 

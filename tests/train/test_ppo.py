@@ -44,7 +44,7 @@ def test_tiny_run_logs_sb3_and_eval_scalars_and_loads_as_agent(tmp_path: Path) -
     final = train(Config(run_name="tiny", root=str(tmp_path), **TINY))
     assert final == tmp_path / "tictactoe" / "ppo" / "tiny" / "final.pt"
     payload = torch.load(final, weights_only=True)
-    assert payload["timesteps"] >= 256 and payload["net_arch"] == [16]
+    assert payload["step"] >= 256 and payload["net_arch"] == [16]
     tags = scalar_tags(final.parent)
     assert {"eval/win_rate_vs_random", "eval/loss_rate_vs_perfect", "train/value_loss", "rollout/ep_rew_mean"} <= tags
     game = make_game("tictactoe")
@@ -68,7 +68,7 @@ def test_self_play_fills_the_pool_and_resume_keeps_it(tmp_path: Path) -> None:
         **{**TINY, "timesteps": 512},
     )
     final = train(longer)
-    assert torch.load(final, weights_only=True)["timesteps"] >= 512
+    assert torch.load(final, weights_only=True)["step"] >= 512
 
 
 def test_pool_opponent_draws_from_the_pool(tmp_path: Path) -> None:

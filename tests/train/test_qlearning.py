@@ -61,7 +61,7 @@ def test_tiny_run_writes_checkpoint_tensorboard_and_loads_as_agent(tmp_path: Pat
     final = train(Config(run_name="tiny", root=str(tmp_path), **TINY))
     assert final == tmp_path / "tictactoe" / "qlearning" / "tiny" / "final.pt"
     payload = torch.load(final, weights_only=True)
-    assert payload["episodes_done"] == 2000 and payload["method"] == "qlearning"
+    assert payload["step"] == 2000 and payload["method"] == "qlearning"
     tags = scalar_tags(final.parent)
     assert {"train/epsilon", "train/states", "train/win_rate", "eval/win_rate_vs_random"} <= tags
     assert {"eval/loss_rate_vs_perfect", "eval/draw_rate_vs_perfect"} <= tags
@@ -77,7 +77,7 @@ def test_resume_continues_to_the_requested_episodes(tmp_path: Path) -> None:
     with pytest.raises(BoardgymError, match="--resume"):
         train(Config(run_name="r", root=str(tmp_path), **TINY))
     final = train(Config(run_name="r", root=str(tmp_path), resume=True, **TINY))
-    assert torch.load(final, weights_only=True)["episodes_done"] == 2000
+    assert torch.load(final, weights_only=True)["step"] == 2000
 
 
 def test_resume_without_checkpoint_is_a_clear_error(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ alone (the legal move of highest prior).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +19,11 @@ from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.mcts import MCTS
 from boardgym.game import Game
-from boardgym.runs import load_checkpoint
+from boardgym.runs import load_checkpoint, save_checkpoint
 from boardgym.types import Action, BoardgymError
 
-CHECKPOINT_FORMAT = "boardgym-alphazero-v1"
+FORMAT = "boardgym.alphazero/1"
+NETWORK_KEYS = ("architecture", "state_dict")
 
 
 class AlphaZeroAgent(BaseAgent):
@@ -60,11 +60,6 @@ class AlphaZeroAgent(BaseAgent):
         if simulations < 0:
             raise BoardgymError(f"alphazero simulations={simulations} must be 0 (policy only) or more")
         if network is None:
-            if checkpoint is None:
-                raise BoardgymError(
-                    "the alphazero agent needs a trained network: pass checkpoint=PATH "
-                    "(train one with `boardgym train alphazero --game GAME`)"
-                )
             network = load_network(checkpoint, game, device=resolve_device(device))
         self.network = network
         self.simulations = simulations
@@ -110,38 +105,29 @@ def resolve_device(device: str) -> torch.device:
     return resolved
 
 
-def checkpoint_payload(network: AlphaZeroNet, game: Game, **extra: Any) -> dict[str, Any]:
-    """What a checkpoint holds: plain types and tensors only (``weights_only=True`` loads it)."""
+def checkpoint_payload(network: AlphaZeroNet, **extra: Any) -> dict[str, Any]:
+    """What a checkpoint holds besides the stamps of ``save_checkpoint``: the network's
+    architecture and tensors (plain types only: ``weights_only=True`` loads it)."""
     return {
-        "format": CHECKPOINT_FORMAT,
-        "game": game.name,
-        "game_params": json.dumps(game.params(), sort_keys=True, default=list),
         "architecture": network.architecture(),
         "state_dict": {k: v.detach().cpu() for k, v in network.state_dict().items()},
         **extra,
     }
 
 
-def load_network(path: Path | str, game: Game, device: str | torch.device = "cpu") -> AlphaZeroNet:
+def save_network(path: Path | str, network: AlphaZeroNet, game: Game, **extra: Any) -> Path:
+    """Write ``network`` (and ``extra``) as an AlphaZero checkpoint for ``game``."""
+    return save_checkpoint(path, checkpoint_payload(network, **extra), format=FORMAT, game=game)
+
+
+def load_network(path: Path | str | None, game: Game, device: str | torch.device = "cpu") -> AlphaZeroNet:
     """The network stored in ``path``, checked against ``game``, in eval mode on ``device``."""
-    payload = load_checkpoint(path)
-    return network_from_payload(payload, game, str(path), device)
+    payload = load_checkpoint(path, format=FORMAT, game=game, required=NETWORK_KEYS, method="alphazero")
+    return network_from_payload(payload, device)
 
 
-def network_from_payload(
-    payload: dict[str, Any], game: Game, source: str, device: str | torch.device = "cpu"
-) -> AlphaZeroNet:
-    if payload.get("format") != CHECKPOINT_FORMAT:
-        raise BoardgymError(
-            f"checkpoint {source!r} is not an AlphaZero checkpoint; pass a checkpoint.pt written by "
-            "`boardgym train alphazero`"
-        )
-    params = json.dumps(game.params(), sort_keys=True, default=list)
-    if payload["game"] != game.name or payload["game_params"] != params:
-        raise BoardgymError(
-            f"checkpoint {source!r} was trained on {payload['game']} {payload['game_params']}, "
-            f"not on {game.name} {params}; use a checkpoint trained on this game"
-        )
+def network_from_payload(payload: dict[str, Any], device: str | torch.device = "cpu") -> AlphaZeroNet:
+    """The network of a payload that ``load_checkpoint`` has checked."""
     network = AlphaZeroNet.from_architecture(payload["architecture"])
     network.load_state_dict(payload["state_dict"])
     return network.to(device).eval()

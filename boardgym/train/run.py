@@ -1,0 +1,390 @@
+"""The skeleton every training method shares: ``TrainingRun``.
+
+A method declares its ``Config`` as a subclass of ``RunConfig`` (the fields every method has:
+game, game parameters, seed, run folder, resume, progress bar, periodic measurement) and writes
+only its own loop inside ``with TrainingRun(config, METHOD, format=FORMAT, ...) as run:``.
+The run owns:
+
+- the game the config names (``--game``, ``-p KEY=VALUE`` read by the game's annotations);
+- the run folder ``<root>/<game>/<method>/<run-name>/`` and its lock (a second process on the
+  same folder is refused), and the resume check: an existing run is never overwritten (pass
+  ``--resume``), and ``--resume`` needs the folder's ``checkpoint.pt`` (read into
+  ``run.resumed``, checked for its format and game);
+- ``config.json``, the TensorBoard writer (``run.log``), the hyper-parameters (once, as a table
+  under ``hparams/config``) and the progress bar (``run.advance``, ``--no-progress``);
+- the step counter ``run.step`` (episodes, timesteps, generations or iterations), stamped in
+  every checkpoint as ``step`` and restored on ``--resume``;
+- periodic measurement during training (``run.measure``): a few games, seats alternating,
+  against ``random`` and the game's baseline (``perfect`` where exhaustive search is cheap,
+  else ``minimax:depth=2``), logged as ``eval/win_rate_vs_<name>``, ``eval/draw_rate_vs_<name>``,
+  ``eval/loss_rate_vs_<name>`` and ``eval/score_vs_<name>``. These are quick in-process checks;
+  ``boardgym evaluate`` measures a finished agent properly;
+- checkpoints written atomically (``run.save``: ``checkpoint.pt``, what ``--resume`` reads;
+  ``run.finish``: ``final.pt``, what ``make_agent("<agent>:checkpoint=...")`` reads);
+- closing all of it (bar, writer, lock, whatever ``run.on_close`` was given) however the loop
+  ends. A fresh run refused for bad input before its first checkpoint leaves an empty folder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from boardgym.agents.base import Agent
+from boardgym.agents.registry import make_agent
+from boardgym.config import config_from_argv, config_to_dict, option, write_config
+from boardgym.evaluate.match import play_games
+from boardgym.game import Game
+from boardgym.games import make_game, parse_game_params
+from boardgym.runs import (
+    CHECKPOINT,
+    FINAL,
+    LOCK_FILE,
+    RunLock,
+    check_run_name,
+    load_checkpoint,
+    run_dir,
+    save_checkpoint,
+)
+from boardgym.types import BoardgymError
+
+C = TypeVar("C", bound="RunConfig")
+
+_OLD_STEP_KEYS = ("episodes_done", "timesteps", "generation", "iteration")
+"""Where checkpoints written before ``step`` kept their count, so that old runs still resume."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The fields every training method has; each method's ``Config`` extends it (and may
+    redeclare a field to change its default or help)."""
+
+    game: str = option("tictactoe", "game to train on (boardgym list games)")
+    game_params: str = option(
+        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
+    )
+    seed: int = option(0, "seed of every random choice of the run (training and measurement games)")
+    eval_every: int = option(0, "steps between measurements against random and the baseline (0: at the end only)")
+    eval_games: int = option(100, "games per measurement and opponent, seats alternating")
+    run_name: str | None = option(
+        None, "run folder name under <root>/<game>/<method>/ (default: s<seed>-<date>-<time>)"
+    )
+    root: str = option("runs", "root folder of the runs")
+    resume: bool = option(False, "continue the run in --run-name from its checkpoint.pt")
+    progress: bool = option(True, "show a progress bar")
+
+
+def game_from_config(config: RunConfig) -> Game:
+    """The game a config names: ``--game quixo -p size=3`` (``game_params`` items separated by
+    spaces or ';', each value read by the annotation of the game's parameter)."""
+    items = [item for item in re.split(r"[;\s]+", config.game_params or "") if item]
+    return make_game(config.game, **parse_game_params(items, config.game))
+
+
+def check_at_least(config: Any, names: Iterable[str], minimum: int = 1) -> None:
+    """One sentence for the first field of ``names`` below ``minimum``."""
+    for name in names:
+        value = getattr(config, name)
+        if value < minimum:
+            raise BoardgymError(f"--{name.replace('_', '-')} {value} must be at least {minimum}")
+
+
+def baseline_spec(game: Game) -> str | None:
+    """The strongest cheap opponent for ``game``: ``perfect`` where exhaustive search is cheap,
+    else shallow ``minimax``; None for puzzles (only ``random`` then)."""
+    if game.num_players != 2:
+        return None
+    return "perfect" if game.solvable_by_search else "minimax:depth=2"
+
+
+def default_opponents(game: Game) -> dict[str, Agent | str]:
+    """``{"random": "random", "<baseline>": agent}``: whom every method measures against."""
+    opponents: dict[str, Agent | str] = {"random": "random"}
+    baseline = baseline_spec(game)
+    if baseline is not None:
+        opponents[baseline.partition(":")[0]] = make_agent(baseline, game, seed=0)
+    return opponents
+
+
+def measure_against(
+    game: Game, agent: Agent, opponents: dict[str, Agent | str], games: int, seed: int = 0
+) -> dict[str, float]:
+    """``eval/...`` scalars of ``agent`` against each named opponent, seats alternating."""
+    scalars: dict[str, float] = {}
+    for index, (name, opponent) in enumerate(opponents.items()):
+        summary = play_games(game, agent, opponent, games, seed=seed + index)
+        scalars[f"eval/win_rate_vs_{name}"] = summary.wins / summary.games
+        scalars[f"eval/draw_rate_vs_{name}"] = summary.draws / summary.games
+        scalars[f"eval/loss_rate_vs_{name}"] = summary.losses / summary.games
+        scalars[f"eval/score_vs_{name}"] = summary.score
+    return scalars
+
+
+class TrainingRun:
+    """One training run of ``method`` described by ``config`` (see the module docstring).
+
+    ``format``: the checkpoint format tag of the method; ``total`` and ``unit``: the progress
+    bar's length and what it counts; ``resume_keys``: what ``checkpoint.pt`` must hold to be
+    resumed; ``notes``: extra entries for ``config.json`` (e.g. the device picked).
+    """
+
+    def __init__(
+        self,
+        config: RunConfig,
+        method: str,
+        *,
+        format: str,
+        total: int,
+        unit: str = "step",
+        resume_keys: Iterable[str] = (),
+        notes: dict[str, Any] | None = None,
+    ) -> None:
+        _check_run_config(config)
+        self.config = config
+        self.method = method
+        self.format = format
+        self.total = total
+        self.unit = unit
+        self.resume_keys = tuple(resume_keys)
+        self.notes = dict(notes or {})
+        self.game = game_from_config(config)
+        self.folder = run_dir(self.game.name, method, config.run_name, config.seed, config.root, create=False)
+        self.step = 0
+        self.resumed: dict[str, Any] | None = None
+        self.writer: Any = None
+        self.bar: Any = None
+        self._stack = ExitStack()
+        self._fresh = False
+        self._saved = False
+        self._opponents: dict[str, Agent | str] | None = None
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.folder / CHECKPOINT
+
+    @property
+    def final_path(self) -> Path:
+        return self.folder / FINAL
+
+    # -- life cycle -----------------------------------------------------------------------------
+    def __enter__(self) -> TrainingRun:
+        self.open()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
+        self.close(error)
+
+    def open(self) -> None:
+        """Lock the folder, check it (resume or fresh), write config.json, start the writer
+        and the progress bar. On any failure everything opened so far is closed again."""
+        try:
+            self._open()
+        except BaseException as error:
+            self.close(error)
+            raise
+
+    def _open(self) -> None:
+        config, folder = self.config, self.folder
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = RunLock(folder).acquire()
+        self._stack.callback(lock.release)
+        existing = [path for path in folder.iterdir() if path.name != LOCK_FILE]
+        if config.resume:
+            if not self.checkpoint_path.is_file():
+                raise BoardgymError(
+                    f"--resume: there is no {CHECKPOINT} in {str(folder)!r} to continue from; check --run-name "
+                    "and --root, or start a new run under another --run-name"
+                )
+            self.resumed = load_checkpoint(
+                self.checkpoint_path,
+                format=self.format,
+                game=self.game,
+                required=self.resume_keys,
+                method=self.method,
+            )
+            self.step = _resumed_step(self.resumed)
+        elif existing:
+            raise BoardgymError(
+                f"run folder {str(folder)!r} already holds a run; pass --resume to continue it, "
+                "or another --run-name for a new one"
+            )
+        self._fresh = not existing
+        write_config(folder / "config.json", config, method=self.method, **self.notes)
+        self.writer = make_writer(folder)
+        self._stack.callback(self.writer.close)
+        log_hparams(self.writer, config)
+        if config.progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=self.total,
+                initial=min(self.step, self.total),
+                unit=self.unit,
+                desc=f"{self.method} {self.game.name}",
+                dynamic_ncols=True,
+                file=sys.stderr,
+            )
+            self._stack.callback(self.bar.close)
+
+    def on_close(self, callback: Callable[[], Any]) -> None:
+        """Call ``callback`` when the run closes (worker pools, envs ...), last in, first out."""
+        self._stack.callback(callback)
+
+    def close(self, error: BaseException | None = None) -> None:
+        try:
+            self._stack.close()
+        finally:
+            if isinstance(error, BoardgymError) and self._fresh and not self._saved:
+                self._clear_folder()
+
+    def _clear_folder(self) -> None:
+        """Remove what a fresh run refused for bad input wrote before its first checkpoint, so
+        that the same --run-name works once the input is fixed (the lock file stays)."""
+        import shutil
+
+        for path in self.folder.iterdir():
+            if path.name == LOCK_FILE:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+
+    # -- progress, scalars and messages -----------------------------------------------------------
+    def advance(self, count: int = 1, **postfix: Any) -> None:
+        """``count`` more steps done; ``postfix`` shows on the progress bar."""
+        self.advance_to(self.step + count, **postfix)
+
+    def advance_to(self, step: int, **postfix: Any) -> None:
+        """The step counter is now ``step`` (for loops whose library counts, e.g. SB3)."""
+        if self.bar is not None:
+            self.bar.update(max(0, min(step, self.total) - self.bar.n))
+            if postfix:
+                self.bar.set_postfix(postfix, refresh=False)
+        self.step = step
+
+    def log(self, scalars: dict[str, float], step: int | None = None) -> None:
+        """TensorBoard scalars at ``step`` (default: the run's step)."""
+        step = self.step if step is None else step
+        for tag, value in scalars.items():
+            self.writer.add_scalar(tag, value, step)
+
+    def report(self, line: str) -> None:
+        """A line for the person watching, above the progress bar."""
+        if self.bar is not None:
+            self.bar.write(line)
+        else:
+            print(line)
+
+    def due(self, every: int, step: int | None = None) -> bool:
+        """Whether a task done every ``every`` steps (0: never) falls on ``step``."""
+        step = self.step if step is None else step
+        return every > 0 and step > 0 and step % every == 0
+
+    # -- measurement during training ------------------------------------------------------------
+    @property
+    def opponents(self) -> dict[str, Agent | str]:
+        """``random`` and the game's baseline, built once."""
+        if self._opponents is None:
+            self._opponents = default_opponents(self.game)
+        return self._opponents
+
+    def measure(
+        self,
+        agent: Agent,
+        opponents: dict[str, Agent | str] | None = None,
+        *,
+        extra: dict[str, float] | None = None,
+        note: str = "",
+        seed: int | None = None,
+    ) -> dict[str, float]:
+        """Play ``eval_games`` games against each opponent (default: ``self.opponents``), log the
+        ``eval/`` scalars (and ``extra``) at the current step, report a line; returns them all."""
+        opponents = self.opponents if opponents is None else opponents
+        seed = self.config.seed if seed is None else seed
+        scalars = measure_against(self.game, agent, opponents, self.config.eval_games, seed)
+        scalars.update(extra or {})
+        self.log(scalars)
+        if self.writer is not None:
+            self.writer.flush()
+        results = ", ".join(
+            f"vs {name} {scalars[f'eval/win_rate_vs_{name}']:.0%} won {scalars[f'eval/loss_rate_vs_{name}']:.0%} lost"
+            for name in opponents
+        )
+        self.report(f"{self.unit} {self.step}: {results}" + (f"; {note}" if note else ""))
+        return scalars
+
+    # -- checkpoints ------------------------------------------------------------------------------
+    def save(self, payload: dict[str, Any], path: Path | None = None) -> Path:
+        """Write ``payload`` (stamped with the method, the config, the step, the format and the
+        game) atomically to ``checkpoint.pt`` or ``path``."""
+        stamped = {
+            **payload,
+            "method": self.method,
+            "step": int(self.step),
+            "config": json.dumps(config_to_dict(self.config)),
+        }
+        written = save_checkpoint(path or self.checkpoint_path, stamped, format=self.format, game=self.game)
+        self._saved = True
+        return written
+
+    def finish(self, payload: dict[str, Any]) -> Path:
+        """Write ``final.pt``, the file ``make_agent`` loads; returns its path."""
+        return self.save(payload, self.final_path)
+
+
+# -- the command line ---------------------------------------------------------------------------
+def run_main(config_cls: type[C], train: Callable[[C], Path], argv: list[str] | None, prog: str, method: str) -> int:
+    """``main`` of a training module: parse ``argv`` into ``config_cls``, train, and say which
+    agent spec plays the result; a ``BoardgymError`` is one line on stderr and exit status 2."""
+    from boardgym.train import METHODS
+
+    agent = METHODS[method].agent
+    try:
+        path = train(config_from_argv(config_cls, argv, prog))
+    except BoardgymError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    print(f"final checkpoint: {path}\nplay it: {agent}:checkpoint={path}")
+    return 0
+
+
+def make_writer(path: Path | str) -> Any:
+    """A TensorBoard ``SummaryWriter`` writing into ``path``."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(log_dir=str(path))
+
+
+def log_hparams(writer: Any, config: Any) -> None:
+    """Hyper-parameters once, as a markdown table under ``hparams/config`` (CleanRL's habit)."""
+    rows = "\n".join(f"|{k}|{v}|" for k, v in config_to_dict(config).items())
+    writer.add_text("hparams/config", f"|param|value|\n|-|-|\n{rows}")
+
+
+def _check_run_config(config: RunConfig) -> None:
+    if not dataclasses.is_dataclass(config) or not isinstance(config, RunConfig):
+        raise TypeError(f"a training config must extend RunConfig, not {type(config).__name__}")
+    if config.eval_every < 0:
+        raise BoardgymError(f"--eval-every {config.eval_every} must be 0 (at the end only) or more")
+    check_at_least(config, ("eval_games",))
+    if config.resume and not config.run_name:
+        raise BoardgymError("--resume needs --run-name NAME: the run folder to continue")
+    if config.run_name:
+        check_run_name(config.run_name)
+    if not str(config.root).strip():
+        raise BoardgymError("--root is empty; give the folder that holds the runs, e.g. runs")
+
+
+def _resumed_step(payload: dict[str, Any]) -> int:
+    for key in ("step", *_OLD_STEP_KEYS):
+        if key in payload:
+            return int(payload[key])
+    return 0
