@@ -12,7 +12,7 @@ from pathlib import Path
 
 from boardgym.agents.minimax import MinimaxAgent
 from boardgym.agents.tabular import check_game
-from boardgym.game import Game
+from boardgym.game import Game, HasFeatures
 from boardgym.types import BoardgymError
 
 FORMAT = "boardgym.coevolved/1"
@@ -26,12 +26,12 @@ def weighted_minimax(game: Game, weights: Sequence[float], depth: int, seed: int
 
 
 def feature_count(game: Game) -> int:
-    if not hasattr(game, "features"):
+    if not isinstance(game, HasFeatures):
         raise BoardgymError(
             f"{game.name} has no features(state, player) to weigh; coevolution needs a game that defines them "
             "(rastros does)"
         )
-    return len(game.features(game.initial_state(), 0))  # type: ignore[attr-defined]
+    return len(game.features(game.initial_state(), 0))
 
 
 class CoevolvedAgent(MinimaxAgent):
