@@ -53,7 +53,7 @@ class RolloutEvaluator:
         # ``rng``) costs a fraction of a numpy call per draw.
         self._random = random.Random(int(self.rng.integers(2**63)))
         self._playout_game: Game | None = None
-        self._own_playout: Callable[[Any, Player, random.Random], float] | None = None
+        self._playout: Callable[[Any, Player, random.Random], float] | None = None
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         priors = np.zeros((len(states), game.num_actions), dtype=np.float32)
@@ -65,13 +65,14 @@ class RolloutEvaluator:
     def values(self, game: Game, states: Sequence[Any]) -> list[float]:
         """Only the values (UCT search needs no priors): the mean playout result for the
         player to move in each state."""
-        if game is not self._playout_game:  # asked once per game: isinstance on a Protocol is slow
-            own = game.random_playout if self.game_playouts and isinstance(game, HasRandomPlayout) else None
-            self._playout_game, self._own_playout = game, own
-        playout = self._own_playout
+        playout = self._playout
+        if playout is None or game is not self._playout_game:  # once per game: isinstance on a Protocol is slow
+            if self.game_playouts and isinstance(game, HasRandomPlayout):
+                playout = game.random_playout
+            else:
+                playout = partial(generic_playout, game)
+            self._playout, self._playout_game = playout, game
         generator, rollouts, current_player = self._random, self.rollouts, game.current_player
-        if playout is None:
-            playout = partial(generic_playout, game)
         if rollouts == 1:  # the common case, in one comprehension
             return [playout(state, current_player(state), generator) for state in states]
         values = []
