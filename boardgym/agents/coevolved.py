@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from boardgym.agents.minimax import MinimaxAgent
-from boardgym.game import Game
+from boardgym.game import Game, HasFeatures
 from boardgym.runs import load_checkpoint
 from boardgym.types import BoardgymError
 
@@ -26,12 +26,12 @@ def weighted_minimax(game: Game, weights: Sequence[float], depth: int, seed: int
 
 
 def feature_count(game: Game) -> int:
-    if not hasattr(game, "features"):
+    if not isinstance(game, HasFeatures):
         raise BoardgymError(
             f"{game.name} has no features(state, player) to weigh; coevolution needs a game that defines them "
             "(rastros does)"
         )
-    return len(game.features(game.initial_state(), 0))  # type: ignore[attr-defined]
+    return len(game.features(game.initial_state(), 0))
 
 
 class CoevolvedAgent(MinimaxAgent):

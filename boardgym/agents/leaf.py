@@ -9,12 +9,14 @@ rollouts simply loop.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from boardgym.game import Game
+from boardgym.game import Game, HasRandomPlayout, generic_playout
+from boardgym.types import Player
 
 
 @runtime_checkable
@@ -25,23 +27,33 @@ class Evaluator(Protocol):
         ...
 
 
-class RolloutEvaluator:
-    """Uniform priors over legal actions and the result of ``rollouts`` random playouts.
+@runtime_checkable
+class ValueEvaluator(Evaluator, Protocol):
+    """An evaluator that can also give the values alone, which is all UCT search reads: the
+    search then skips building prior arrays."""
 
-    With ``kernels`` (the default) a game that has a fast playout kernel in
-    ``boardgym.agents.playouts`` (Hex, Connect Four) uses it; the outcomes follow the same
-    distribution as the generic ``legal_actions``/``apply`` loop, which ``kernels=False`` keeps.
+    def values(self, game: Game, states: Sequence[Any]) -> list[float]:
+        """The values of ``evaluate``, for the player to move in each state."""
+        ...
+
+
+class RolloutEvaluator:
+    """Uniform priors over legal actions and the mean result of ``rollouts`` random playouts.
+
+    A game that declares ``HasRandomPlayout`` (Hex, Connect Four) plays its own, faster
+    playouts, whose outcomes follow the same distribution as ``generic_playout``'s loop over
+    ``legal_actions``/``apply``; ``game_playouts=False`` keeps the generic loop for every game.
     """
 
-    def __init__(self, rollouts: int = 1, rng: np.random.Generator | None = None, kernels: bool = True) -> None:
+    def __init__(self, rollouts: int = 1, rng: np.random.Generator | None = None, game_playouts: bool = True) -> None:
         self.rollouts = rollouts
         self.rng = rng if rng is not None else np.random.default_rng()
-        self.kernels = kernels
+        self.game_playouts = game_playouts
         # Playouts draw one number per move: the standard library's generator (seeded from
         # ``rng``) costs a fraction of a numpy call per draw.
         self._random = random.Random(int(self.rng.integers(2**63)))
-        self._kernel_game: Game | None = None
-        self._kernel: Any = None
+        self._playout_game: Game | None = None
+        self._playout: Callable[[Any, Player, random.Random], float] | None = None
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         priors = np.zeros((len(states), game.num_actions), dtype=np.float32)
@@ -53,30 +65,23 @@ class RolloutEvaluator:
     def values(self, game: Game, states: Sequence[Any]) -> list[float]:
         """Only the values (UCT search needs no priors): the mean playout result for the
         player to move in each state."""
-        if self.kernels and game is not self._kernel_game:
-            from boardgym.agents.playouts import playout_kernel
-
-            self._kernel_game, self._kernel = game, playout_kernel(game)
-        kernel = self._kernel if self.kernels else None
-        generator, rollouts = self._random, self.rollouts
-        if kernel is not None and rollouts == 1:  # the common case, without the generator
-            current_player = game.current_player
-            return [kernel(state, current_player(state), generator) for state in states]
+        playout = self._playout
+        if playout is None or game is not self._playout_game:  # once per game: isinstance on a Protocol is slow
+            if self.game_playouts and isinstance(game, HasRandomPlayout):
+                playout = game.random_playout
+            else:
+                playout = partial(generic_playout, game)
+            self._playout, self._playout_game = playout, game
+        generator, rollouts, current_player = self._random, self.rollouts, game.current_player
+        if rollouts == 1:  # the common case, in one comprehension
+            return [playout(state, current_player(state), generator) for state in states]
         values = []
         for state in states:
-            player = game.current_player(state)
-            if kernel is not None:
-                total = sum(kernel(state, player, generator) for _ in range(rollouts))
-            else:
-                total = sum(self.playout(game, state, player) for _ in range(rollouts))
-            values.append(total / rollouts)
+            player = current_player(state)
+            values.append(sum(playout(state, player, generator) for _ in range(rollouts)) / rollouts)
         return values
 
-    def playout(self, game: Game, state: Any, player: int) -> float:
-        """Random play to the end; the return for ``player``."""
-        draw = self._random.random
-        is_terminal, legal_actions, apply = game.is_terminal, game.legal_actions, game.apply
-        while not is_terminal(state):
-            legal = legal_actions(state)
-            state = apply(state, legal[int(draw() * len(legal))])
-        return game.returns(state)[player]
+    def playout(self, game: Game, state: Any, player: Player) -> float:
+        """One random game from ``state`` to the end with this evaluator's generator, by the
+        generic loop; the return for ``player``."""
+        return generic_playout(game, state, player, self._random)

@@ -41,8 +41,9 @@ alternate (Quarto) need nothing special. Terminal states are scored by ``game.re
 Unvisited edges: under UCT each legal action is tried once, in a random order, before any is
 tried twice; under PUCT their mean value is ``fpu`` (0 by default), as in AlphaZero.
 
-Under UCT the priors are never read, so when the evaluator also has ``values(game, states)``
-(``RolloutEvaluator`` does) the search calls that and skips building prior arrays.
+Under UCT the priors are never read, so when the evaluator is a ``ValueEvaluator`` (it also has
+``values(game, states)``, as ``RolloutEvaluator`` does) the search calls that and skips
+building prior arrays.
 """
 
 from __future__ import annotations
@@ -50,13 +51,13 @@ from __future__ import annotations
 import math
 import random
 import time as _time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from boardgym.agents.base import BaseAgent
-from boardgym.agents.leaf import Evaluator, RolloutEvaluator
+from boardgym.agents.leaf import Evaluator, RolloutEvaluator, ValueEvaluator
 from boardgym.game import Game
 from boardgym.types import Action, BoardgymError
 
@@ -172,6 +173,19 @@ class MCTS:
         self.last_simulations = 0  # of the latest search()
         self.last_seconds = 0.0
 
+    @property
+    def evaluator(self) -> Evaluator:
+        """The leaf evaluator (it may be replaced between searches)."""
+        return self._evaluator
+
+    @evaluator.setter
+    def evaluator(self, evaluator: Evaluator) -> None:
+        self._evaluator = evaluator
+        # Asked here, once: an isinstance check against a Protocol is too slow for every leaf.
+        self._values: Callable[[Game, Sequence[Any]], list[float]] | None = (
+            evaluator.values if isinstance(evaluator, ValueEvaluator) else None
+        )
+
     # -- searching --------------------------------------------------------------------------
     def search(self, state: Any) -> Node:
         """Run the budget from ``state`` and return the root (see ``best_action``/``policy``)."""
@@ -187,7 +201,7 @@ class MCTS:
         done = 0
         limit = self.simulations
         batch = self.batch_size
-        values_only = self.c_puct is None and getattr(self.evaluator, "values", None)
+        values_only = self._values if self.c_puct is None else None  # UCT reads no priors
         while limit is None or done < limit:
             if batch == 1 and values_only:  # plain UCT: one leaf at a time, no prior arrays
                 leaf = self._select(root)
@@ -379,7 +393,9 @@ class MCTS:
             node = child
 
     def _pick_puct(self, node: Node) -> int:
-        scale = self.c_puct * math.sqrt(node.n) if node.n else self.c_puct
+        c_puct = self.c_puct
+        assert c_puct is not None  # only PUCT search picks by priors
+        scale = c_puct * math.sqrt(node.n) if node.n else c_puct
         fpu = self.fpu
         edge_w = node.edge_w
         priors = node.priors
@@ -395,7 +411,8 @@ class MCTS:
         if not leaves:
             return
         states = [leaf.node.state for leaf in leaves]
-        values_only = self.c_puct is None and getattr(self.evaluator, "values", None)
+        values_only = self._values if self.c_puct is None else None
+        values: Sequence[float] | np.ndarray
         if values_only:  # UCT ignores priors: skip building them when the evaluator can
             values = values_only(self.game, states)
             priors: Any = [None] * len(leaves)
@@ -413,6 +430,7 @@ class MCTS:
         if self.c_puct is None:
             node.priors = []  # UCT: no priors; the first tries are drawn at random in _select
         else:
+            assert priors is not None  # PUCT leaves are evaluated with priors
             p = [float(x) for x in priors[actions]]
             total = sum(p)
             node.priors = [x / total for x in p] if total > 0 else [1.0 / len(actions)] * len(actions)
@@ -442,10 +460,11 @@ class MCTS:
                 node.edge_r[i] = n**-0.5
 
     def _add_root_noise(self, root: Node) -> None:
-        if not root.expanded or len(root.actions) < 2:
+        alpha = self.dirichlet_alpha
+        if alpha is None or not root.expanded or len(root.actions) < 2:
             return
         clean = root.clean_priors if root.clean_priors is not None else root.priors
-        noise = self.rng.dirichlet([self.dirichlet_alpha] * len(root.actions))
+        noise = self.rng.dirichlet([alpha] * len(root.actions))
         f = self.dirichlet_fraction
         root.clean_priors = clean
         root.priors = [(1 - f) * p + f * float(eta) for p, eta in zip(clean, noise, strict=True)]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boardgym.agents.base import BaseAgent
-from boardgym.agents.heuristics import Heuristic, make_heuristic
+from boardgym.agents.heuristics import Heuristic, OrdersMoves, make_heuristic
 from boardgym.game import Game
 from boardgym.types import Action, BoardgymError
 
@@ -83,8 +83,7 @@ class AlphaBeta:
         self._deadline: float | None = None
         self._path: set[Any] = set()
         self._reached_horizon = False
-        order = getattr(heuristic, "order_moves", None)
-        self._order_moves = order
+        self._order_moves = heuristic.order_moves if isinstance(heuristic, OrdersMoves) else None
 
     def search(self, state: Any, root_order: list[Action] | None = None) -> SearchResult:
         """Iterative deepening from ``state``; ``root_order`` (e.g. shuffled legal moves) sets
@@ -254,7 +253,7 @@ class MinimaxAgent(BaseAgent):
             raise BoardgymError(f"minimax time={time} must be a positive number of seconds")
         if exact and depth is not None:
             raise BoardgymError("minimax exact=true searches to the end of the game: leave depth out")
-        if exact and time is None and not getattr(game, "solvable_by_search", False):
+        if exact and time is None and not game.solvable_by_search:
             raise BoardgymError(
                 f"{game!r} is too large to search to the end: add time=SECONDS to exact=true "
                 "(iterative deepening until then), or use depth=N"

@@ -27,7 +27,7 @@ class PerfectAgent(BaseAgent):
             raise BoardgymError(
                 f"the perfect agent plays two-player games; {game.name} has {game.num_players} player(s)"
             )
-        if not getattr(game, "solvable_by_search", False):
+        if not game.solvable_by_search:
             raise BoardgymError(
                 f"{game!r} is too large for the perfect agent's exhaustive search; "
                 "use a search agent with a budget instead (see `boardgym list agents`)"

@@ -3,8 +3,8 @@
 Three tables:
 
 - **MCTS** with one random rollout per leaf, UCT ``c = 1.4``, no solver, from the opening
-  position: simulations per second of our ``MCTS`` (with the game's playout kernel and with
-  the generic ``legal_actions``/``apply`` loop) next to OpenSpiel's Python ``MCTSBot`` (its
+  position: simulations per second of our ``MCTS`` (with the game's own random playout and
+  with the generic ``legal_actions``/``apply`` loop) next to OpenSpiel's Python ``MCTSBot`` (its
   ``RandomRolloutEvaluator``) and its C++ ``pyspiel.MCTSBot``, on Hex 7x7 and Connect Four.
 - **Alpha-beta**: nodes per second and time per move of our ``AlphaBeta`` on a few settings,
   and the time to solve Tic-Tac-Toe from the start next to OpenSpiel's Python
@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
     for row in rows:
         game = make_game(row.game, **row.params)
         sides: dict[str, Callable[[float, int], float] | None] = {
-            "ours": lambda s, seed, g=game: our_mcts_rate(g, s, seed, kernels=True),
-            "generic": lambda s, seed, g=game: our_mcts_rate(g, s, seed, kernels=False),
+            "ours": lambda s, seed, g=game: our_mcts_rate(g, s, seed, game_playouts=True),
+            "generic": lambda s, seed, g=game: our_mcts_rate(g, s, seed, game_playouts=False),
             "python": None,
             "cpp": None,
         }
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
         )
     if pyspiel is None or python_mcts is None:
         print("  (OpenSpiel not installed: pip install -e '.[bench]')")
-    print("  ours: with the game's playout kernel; ours gen.: the generic legal_actions/apply loop")
+    print("  ours: with the game's own random playout; ours gen.: the generic legal_actions/apply loop")
 
     print("\nalpha-beta (ours): iterative deepening, transposition table, from the start")
     print(f"  {'setting':<22}{'nodes':>10}{'seconds':>10}{'nodes/s':>11}")
@@ -129,10 +129,10 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
     return 0
 
 
-def our_mcts_rate(game: Any, seconds: float, seed: int, *, kernels: bool) -> float:
+def our_mcts_rate(game: Any, seconds: float, seed: int, *, game_playouts: bool) -> float:
     """Simulations per second of repeated fresh searches from the start."""
     rng = np.random.default_rng(seed)
-    tree = MCTS(game, RolloutEvaluator(rng=rng, kernels=kernels), simulations=200, c_uct=UCT_C, rng=rng)
+    tree = MCTS(game, RolloutEvaluator(rng=rng, game_playouts=game_playouts), simulations=200, c_uct=UCT_C, rng=rng)
     state = game.initial_state()
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:

@@ -79,7 +79,7 @@ class BoardgymAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
         self._game_over = False
         self._has_reset = True
@@ -152,7 +152,7 @@ def _as_action(action: Any) -> Action:
 
 def render_modes(game: Game) -> list[str]:
     """``ansi`` and ``human`` for every game, ``rgb_array`` for games with a board grid."""
-    has_picture = game.board_grid(game.initial_state()) is not None if hasattr(game, "board_grid") else False
+    has_picture = game.board_grid(game.initial_state()) is not None
     return RENDER_MODES if has_picture else RENDER_MODES[:2]
 
 
@@ -171,7 +171,7 @@ def render_state(game: Game, state: Any, mode: str) -> str | np.ndarray | None:
     if mode == "human":
         print(text, flush=True)
         return None
-    grid = game.board_grid(state) if hasattr(game, "board_grid") else None
+    grid = game.board_grid(state)
     if grid is None:
         raise ValueError(f"{game.name} has no picture; use render_mode='ansi'")
     return paint_grid(np.asarray(grid))

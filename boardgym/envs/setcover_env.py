@@ -37,9 +37,10 @@ class SetCoverEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
 
     def __init__(self, game: str | SetCover = "setcover", render_mode: str | None = None, **params: Any) -> None:
-        self.game = make_game(game, **params) if isinstance(game, str) else game
-        if not isinstance(self.game, SetCover):
-            raise BoardgymError(f"SetCoverEnv plays set cover instances, not {self.game.name}")
+        built = make_game(game, **params) if isinstance(game, str) else game
+        if not isinstance(built, SetCover):
+            raise BoardgymError(f"SetCoverEnv plays set cover instances, not {built.name}")
+        self.game: SetCover = built
         self.render_mode = check_render_mode(self.game, render_mode)
         self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)

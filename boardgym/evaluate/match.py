@@ -170,7 +170,7 @@ def play_match(
         moves_per_seat=tuple(counts),
         seconds_per_move=tuple(t / n if n else 0.0 for t, n in zip(thinking, counts, strict=True)),
         moves=tuple(moves) if record_moves else (),
-        truncated=bool(getattr(game, "is_truncated", lambda s: False)(state)),
+        truncated=game.is_truncated(state),
     )
 
 

@@ -82,7 +82,7 @@ def make_game(name: str, **params: Any) -> Game:
     return cls(**typed)
 
 
-def game_parameters(cls: type) -> dict[str, Any]:
+def game_parameters(cls: type[Game]) -> dict[str, Any]:
     """The constructor parameters of a Game class with their annotations (``Any`` where none),
     where an annotation that admits text keeps the text for the constructor to read."""
     hints = typing.get_type_hints(cls.__init__)

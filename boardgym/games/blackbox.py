@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from boardgym.game import GameBase
+from boardgym.game import Game
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
 GENOME_LENGTH = 1000
@@ -75,7 +75,7 @@ class BlackBoxState(NamedTuple):
     bits: int  # bit i is locus i
 
 
-class BlackBox(GameBase[BlackBoxState]):
+class BlackBox(Game[BlackBoxState]):
     """The black-box problem as a one-player game: set the loci one at a time."""
 
     name = "blackbox"
@@ -101,7 +101,7 @@ class BlackBox(GameBase[BlackBoxState]):
 
     def apply(self, state: BlackBoxState, action: Action) -> BlackBoxState:
         if action not in (0, 1) or state.length >= self.genome_length:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         return BlackBoxState(state.length + 1, state.bits | int(action) << state.length)
 
     def is_terminal(self, state: BlackBoxState) -> bool:

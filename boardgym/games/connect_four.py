@@ -22,9 +22,11 @@ two players' boards, ``state_from_stones`` builds a state from them.
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
-from boardgym.game import GameBase
+from boardgym.game import Game, HasRandomPlayout, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, permute_bits
 from boardgym.types import Action, IllegalActionError, Planes, Player
@@ -49,6 +51,25 @@ _TWO_PLANE_BITS = np.stack((_PLANE_BITS, _PLANE_BITS + _BOARD_BITS))  # own boar
 # The left-right mirror, the game's one symmetry: bit of (column, row) -> (6 - column, row).
 _MIRROR_BITS = [HEIGHT * (COLUMNS - 1 - bit // HEIGHT) + bit % HEIGHT for bit in range(_BOARD_BITS)]
 _MIRROR_ACTIONS = np.arange(COLUMNS)[::-1].copy()
+_COLUMNS = range(COLUMNS)
+# The four shifts that pair a cell with its neighbour in a line: vertical, horizontal, diagonals.
+_V, _H, _D1, _D2 = 1, HEIGHT, HEIGHT - 1, HEIGHT + 1
+_V2, _H2, _D1X2, _D2X2 = 2 * _V, 2 * _H, 2 * _D1, 2 * _D2
+
+
+def _lines_of_four() -> tuple[int, ...]:
+    lines = []
+    for column in range(COLUMNS):
+        for row in range(ROWS):
+            for dc, dr in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(column + i * dc, row + i * dr) for i in range(4)]
+                if all(0 <= c < COLUMNS and 0 <= r < ROWS for c, r in cells):
+                    lines.append(sum(1 << (HEIGHT * c + r) for c, r in cells))
+    return tuple(lines)
+
+
+LINES = _lines_of_four()
+"""The 69 lines of four cells (bitboards) in which a player can win."""
 
 ONGOING, DRAW = -1, 2
 
@@ -68,7 +89,7 @@ def state_from_stones(black: int, white: int, player: int, outcome: int = ONGOIN
     return (white if player else black, black | white, player, outcome)
 
 
-class ConnectFour(GameBase[ConnectFourState]):
+class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRandomPlayout[ConnectFourState]):
     name = "connect_four"
     num_players = 2
     num_actions = COLUMNS
@@ -92,11 +113,11 @@ class ConnectFour(GameBase[ConnectFourState]):
         except (KeyError, TypeError):  # not a column (or not even hashable)
             bottom = None
         if bottom is None or outcome != ONGOING:
-            self.check_legal(state, action)  # raises: not a column, or the game is over
+            self.raise_illegal(state, action)  # raises: not a column, or the game is over
         # Adding the column's bottom bit carries up to its lowest empty cell (Pons's trick).
         after = occupied | (occupied + bottom)
         if after & _SENTINELS:
-            self.check_legal(state, action)  # raises: the column is full
+            self.raise_illegal(state, action)  # raises: the column is full
         opponent = mover ^ occupied  # the next player to move
         # Four in a line: pair up neighbours by one shift, then pairs of pairs by two, in each
         # direction (vertical, horizontal, and the two diagonals). No line is possible before
@@ -104,10 +125,10 @@ class ConnectFour(GameBase[ConnectFourState]):
         if occupied.bit_count() >= 6:
             mine = after ^ opponent
             if (
-                (pairs := mine & mine >> 1) & pairs >> 2
-                or (pairs := mine & mine >> HEIGHT) & pairs >> 2 * HEIGHT
-                or (pairs := mine & mine >> (HEIGHT - 1)) & pairs >> 2 * (HEIGHT - 1)
-                or (pairs := mine & mine >> (HEIGHT + 1)) & pairs >> 2 * (HEIGHT + 1)
+                (pairs := mine & mine >> _V) & pairs >> _V2
+                or (pairs := mine & mine >> _H) & pairs >> _H2
+                or (pairs := mine & mine >> _D1) & pairs >> _D1X2
+                or (pairs := mine & mine >> _D2) & pairs >> _D2X2
             ):
                 outcome = player
             elif after == _FULL:
@@ -124,6 +145,76 @@ class ConnectFour(GameBase[ConnectFourState]):
         if outcome == 1:
             return (-1.0, 1.0)
         return (0.0, 0.0)
+
+    def random_playout(self, state: ConnectFourState, player: Player, rng: random.Random) -> float:
+        """A uniformly random game from ``state`` to the end; the result for ``player``.
+
+        The same bitboards as ``apply``, without a state per move: the open columns and the
+        next free cell of each column are kept as they change, and only the mover's board is
+        tested for four in a row."""
+        # ``mine`` is always the board of the player about to move, ``sign`` their result.
+        mine, occupied, to_move, outcome = state
+        if outcome != ONGOING:
+            return self.returns(state)[player]
+        theirs = mine ^ occupied
+        sign = 1.0 if to_move == player else -1.0
+        open_columns = [c for c in _COLUMNS if not occupied & _TOP[c]]
+        next_cell = [(occupied + _BOTTOM[c]) & _COLUMN_MASK[c] for c in _COLUMNS]
+        n = len(open_columns)
+        draw = rng.random
+        tops = _TOPS
+        v, v2, h, h2, d1, d1x2, d2, d2x2 = _V, _V2, _H, _H2, _D1, _D1X2, _D2, _D2X2
+        # Nobody has four before the seventh disc on the board: no tests until then.
+        quiet = max(0, 6 - occupied.bit_count())
+        while quiet and n:
+            i = int(draw() * n)
+            column = open_columns[i]
+            cell = next_cell[column]
+            mine |= cell
+            if cell & tops:
+                n -= 1
+                open_columns[i] = open_columns[n]
+            else:
+                next_cell[column] = cell << 1
+            mine, theirs = theirs, mine
+            sign = -sign
+            quiet -= 1
+        while n:  # two plies per pass, so that neither board nor sign is swapped
+            i = int(draw() * n)
+            column = open_columns[i]
+            cell = next_cell[column]
+            mine |= cell
+            if (
+                (pairs := mine & mine >> v) & pairs >> v2
+                or (pairs := mine & mine >> h) & pairs >> h2
+                or (pairs := mine & mine >> d1) & pairs >> d1x2
+                or (pairs := mine & mine >> d2) & pairs >> d2x2
+            ):
+                return sign
+            if cell & tops:
+                n -= 1
+                if not n:
+                    break
+                open_columns[i] = open_columns[n]
+            else:
+                next_cell[column] = cell << 1
+            i = int(draw() * n)
+            column = open_columns[i]
+            cell = next_cell[column]
+            theirs |= cell
+            if (
+                (pairs := theirs & theirs >> v) & pairs >> v2
+                or (pairs := theirs & theirs >> h) & pairs >> h2
+                or (pairs := theirs & theirs >> d1) & pairs >> d1x2
+                or (pairs := theirs & theirs >> d2) & pairs >> d2x2
+            ):
+                return -sign
+            if cell & tops:
+                n -= 1
+                open_columns[i] = open_columns[n]
+            else:
+                next_cell[column] = cell << 1
+        return 0.0
 
     def observation(self, state: ConnectFourState, player: Player) -> Planes:
         """Plane 0: ``player``'s discs, plane 1: the opponent's; row 0 is the top row."""

@@ -26,6 +26,7 @@ bit-parallel flood fill of a handful of shifts per step, fast on 19x19.
 
 from __future__ import annotations
 
+import random
 import re
 from itertools import chain
 from operator import getitem
@@ -33,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import GameBase
+from boardgym.game import Game, HasFeatures, HasRandomPlayout, HasSymmetries
 from boardgym.games.bitboard import column_letters
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
@@ -53,11 +54,12 @@ class HexState(NamedTuple):
     outcome: int
 
 
-class Hex(GameBase[HexState]):
+class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRandomPlayout[HexState]):
     """Hex on a ``size`` x ``size`` rhombus; ``swap`` enables the pie rule (see module doc)."""
 
     name = "hex"
     num_players = 2
+    feature_weights = (1.0, -1.0, 1.0, -1.0)  # own spans count for, the opponent's against
 
     def __init__(self, size: int = 11, swap: bool = False) -> None:
         if not isinstance(size, (int, np.integer)) or not MIN_SIZE <= size <= MAX_SIZE:
@@ -68,12 +70,16 @@ class Hex(GameBase[HexState]):
         self.num_actions = n * n + (1 if self.swap else 0)
         self.swap_action: Action | None = n * n if self.swap else None
         self.observation_shape = (3, n, n)
-        self._stride = stride = n + 1
-        self._bit = tuple(1 << (y * stride + x) for y in range(n) for x in range(n))
-        self._board = sum(self._bit)
+        # The geometry (see "geometry" below), public for the heuristics to read.
+        self.stride = stride = n + 1
+        self.cell_bits = tuple(1 << (y * stride + x) for y in range(n) for x in range(n))
+        self.board_bits = sum(self.cell_bits)
+        row0 = sum(self.cell_bits[:n])
+        column0 = sum(self.cell_bits[y * n] for y in range(n))
+        self.edges = ((row0, row0 << (stride * (n - 1))), (column0, column0 << (n - 1)))
         # _byte_actions[i][b]: the actions of the cells set in byte value b at byte i of a
         # bitboard, so the legal moves come from one to_bytes() and a table look-up per byte.
-        action_of_bit = {bit.bit_length() - 1: a for a, bit in enumerate(self._bit)}
+        action_of_bit = {bit.bit_length() - 1: a for a, bit in enumerate(self.cell_bits)}
         self._num_bytes = (stride * n + 7) // 8
         self._byte_actions = tuple(
             tuple(
@@ -82,15 +88,11 @@ class Hex(GameBase[HexState]):
             )
             for i in range(self._num_bytes)
         )
-        self._mirror = {self._bit[y * n + x]: self._bit[x * n + y] for y in range(n) for x in range(n)}
-        row0 = sum(self._bit[:n])
-        self._edges = (
-            (row0, row0 << (stride * (n - 1))),  # Black: row 1 and row n
-            (sum(self._bit[y * n] for y in range(n)), sum(self._bit[y * n + n - 1] for y in range(n))),  # White
-        )
+        bit = self.cell_bits
+        self._mirror = {bit[y * n + x]: bit[x * n + y] for y in range(n) for x in range(n)}
         self._letters = column_letters(n)
-        rows = tuple(sum(self._bit[y * n + x] for x in range(n)) for y in range(n))
-        columns = tuple(sum(self._bit[y * n + x] for y in range(n)) for x in range(n))
+        rows = tuple(sum(bit[y * n + x] for x in range(n)) for y in range(n))
+        columns = tuple(sum(bit[y * n + x] for y in range(n)) for x in range(n))
         self._bands = (rows, columns)  # what each side must cross: Black the rows, White the columns
         # The half turn keeps each colour's pair of edges (and commutes with the swap mirror).
         self._half_turn = cell_targets(n, square_symmetries(n)[2], stride)
@@ -110,7 +112,7 @@ class Hex(GameBase[HexState]):
         if state.outcome != ONGOING:
             return []
         black, white = state.stones
-        empty = self._board & ~(black | white)
+        empty = self.board_bits & ~(black | white)
         # Byte by byte through the tables, with the loop in C (chain/map): the hottest line of a playout.
         legal = list(chain.from_iterable(map(getitem, self._byte_actions, empty.to_bytes(self._num_bytes, "little"))))
         if self.swap and self._swap_allowed(state):
@@ -120,14 +122,14 @@ class Hex(GameBase[HexState]):
     def apply(self, state: HexState, action: Action) -> HexState:
         stones, player, outcome = state
         if outcome != ONGOING or not 0 <= action < self.num_actions:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         if action == self.num_cells:  # the swap action (only in range when swap=True)
             if not self._swap_allowed(state):
-                self.check_legal(state, action)
+                self.raise_illegal(state, action)
             return HexState((0, self._mirror[stones[BLACK]]), BLACK, ONGOING)
-        bit = self._bit[action]
+        bit = self.cell_bits[action]
         if (stones[0] | stones[1]) & bit:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         mine = stones[player] | bit
         new_stones = (mine, stones[1]) if player == BLACK else (stones[0], mine)
         if self._joins_edges(mine, bit, player):
@@ -143,6 +145,29 @@ class Hex(GameBase[HexState]):
         if state.outcome == WHITE:
             return (-1.0, 1.0)
         return (0.0, 0.0)
+
+    def random_playout(self, state: HexState, player: Player, rng: random.Random) -> float:
+        """A uniformly random game from ``state`` to the end; the result for ``player``.
+
+        A random game fills the empty cells in a uniformly random order, colours alternating,
+        and Hex has no draws: a stone placed after someone has connected never changes the
+        winner. So the rest of the game is one random split of the empty cells (the player to
+        move gets the extra one when their number is odd) and one flood fill of the full
+        board. The swap move is not a cell: while it may still come, moves are played one by
+        one as ``generic_playout`` plays them."""
+        while self.swap and self._swap_ahead(state):
+            legal = self.legal_actions(state)
+            state = self.apply(state, legal[int(rng.random() * len(legal))])
+        if state.outcome != ONGOING:
+            return self.returns(state)[player]
+        black, white = state.stones
+        empty_bits = self.board_bits & ~(black | white)
+        empty = [bit for bit in self.cell_bits if empty_bits & bit]
+        mover_cells = sum(rng.sample(empty, (len(empty) + 1) // 2))
+        black |= mover_cells if state.player == BLACK else empty_bits ^ mover_cells
+        top, bottom = self.edges[BLACK]
+        black_wins = bool(self.flood(black & top, black) & bottom)
+        return 1.0 if black_wins == (player == BLACK) else -1.0
 
     @property
     def solvable_by_search(self) -> bool:
@@ -166,7 +191,7 @@ class Hex(GameBase[HexState]):
     def _longest_chain_span(self, stones: int, side: Player) -> int:
         best = 0
         while stones:
-            chain = self._flood(stones & -stones, stones)
+            chain = self.flood(stones & -stones, stones)
             best = max(best, self._spanned(chain, side))
             stones &= ~chain
         return best
@@ -176,9 +201,9 @@ class Hex(GameBase[HexState]):
         if state.outcome == ONGOING:
             return 0
         stones = state.stones[state.outcome]
-        near, far = self._edges[state.outcome]
-        from_near = self._flood(stones & near, stones)
-        return from_near & self._flood(stones & far, stones)
+        near, far = self.edges[state.outcome]
+        from_near = self.flood(stones & near, stones)
+        return from_near & self.flood(stones & far, stones)
 
     def symmetric_states(self, state: HexState) -> list[tuple[HexState, np.ndarray]]:
         """The identity and the half turn ``(x, y) -> (size-1-x, size-1-y)``, with the action
@@ -190,6 +215,27 @@ class Hex(GameBase[HexState]):
     def symmetries(self, state: HexState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
         """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""
         return augment(self, state, policy)
+
+    # -- geometry -----------------------------------------------------------------------------
+    # ``stride`` (size + 1): bit ``y * stride + x`` is cell (x, y); ``cell_bits[action]``: the
+    # bit of the cell an action fills; ``board_bits``: every cell; ``edges[p]``: the two edges
+    # player p joins, (near, far): Black rows 1 and n, White columns a and the last.
+
+    def neighbours(self, bits: int) -> int:
+        """Every cell next to a cell of ``bits`` (the six neighbour shifts)."""
+        s, d = self.stride, self.stride - 1
+        return (bits << 1 | bits >> 1 | bits << s | bits >> s | bits << d | bits >> d) & self.board_bits
+
+    def flood(self, group: int, through: int) -> int:
+        """``group`` grown through the cells of ``through`` until it stops: with ``through`` a
+        player's stones, the chains that ``group`` touches. Both are bitboards of cells."""
+        s, d = self.stride, self.stride - 1
+        allowed = group | through  # the padding column is never in it: shifts cannot wrap
+        while True:
+            grown = (group | group << 1 | group >> 1 | group << s | group >> s | group << d | group >> d) & allowed
+            if grown == group:
+                return group
+            group = grown
 
     # -- views --------------------------------------------------------------------------------
     def observation(self, state: HexState, player: Player) -> Planes:
@@ -212,7 +258,7 @@ class Hex(GameBase[HexState]):
         for y in range(n):
             row = []
             for x in range(n):
-                bit = self._bit[y * n + x]
+                bit = self.cell_bits[y * n + x]
                 row.append("X" if black & bit else "O" if white & bit else ".")
             lines.append(" " * y + f"{y + 1:>3}  " + " ".join(row) + f"  {y + 1}")
         lines.append(" " * (n + 4) + " ".join(self._letters))
@@ -246,28 +292,24 @@ class Hex(GameBase[HexState]):
         return action
 
     # -- internals ----------------------------------------------------------------------------
+    def _swap_ahead(self, state: HexState) -> bool:
+        """Whether the game is on and a swap is legal now or after Black's next stone."""
+        black, white = state.stones
+        return state.outcome == ONGOING and not white and black.bit_count() <= 1
+
     def _swap_allowed(self, state: HexState) -> bool:
         black, white = state.stones
         return state.player == WHITE and not white and black.bit_count() == 1
 
     def _joins_edges(self, stones: int, start: int, player: Player) -> bool:
-        near, far = self._edges[player]
+        near, far = self.edges[player]
         if not (stones & near and stones & far):
             return False
-        group = self._flood(start, stones)
+        group = self.flood(start, stones)
         return bool(group & near and group & far)
 
-    def _flood(self, group: int, stones: int) -> int:
-        """Grow ``group`` through ``stones`` until it stops: the chains that ``group`` touches."""
-        w, d = self._stride, self._stride - 1
-        while True:
-            grown = (group | group << 1 | group >> 1 | group << w | group >> w | group << d | group >> d) & stones
-            if grown == group:
-                return group
-            group = grown
-
     def _cells_of(self, bits: int) -> np.ndarray:
-        n, stride = self.size, self._stride
+        n, stride = self.size, self.stride
         raw = np.frombuffer(bits.to_bytes((stride * n + 7) // 8, "little"), dtype=np.uint8)
         cells = np.unpackbits(raw, bitorder="little", count=stride * n).astype(np.float32)
         return cells.reshape(n, stride)[:, :n]

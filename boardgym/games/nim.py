@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import GameBase
+from boardgym.game import Game
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
 DEFAULT_HEAPS = (1, 3, 5, 7, 9)
@@ -49,7 +49,7 @@ class _Forgetful:
         pass
 
 
-class Nim(GameBase[NimState]):
+class Nim(Game[NimState]):
     name = "nim"
     num_players = 2
 
@@ -114,7 +114,7 @@ class Nim(GameBase[NimState]):
         if children is None:
             children = self._children[state[2]] = tuple(self._child(state, a) for a in range(self.num_actions))
         if not 0 <= action < self.num_actions or (child := children[action]) is None:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         return child
 
     def _child(self, state: NimState, action: Action) -> NimState | None:

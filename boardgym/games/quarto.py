@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import GameBase
+from boardgym.game import Game, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, IllegalActionError, Planes, Player
@@ -62,7 +62,7 @@ class QuartoState(NamedTuple):
     piece to place, or -1 when the player to move must choose one; ``player``: to move;
     ``outcome``: -1 ongoing, 0/1 the winner, 2 a draw."""
 
-    attributes: tuple[int, int, int, int]
+    attributes: tuple[int, ...]  # four bitboards, one per attribute bit
     occupied: int
     available: int
     piece: int
@@ -70,7 +70,7 @@ class QuartoState(NamedTuple):
     outcome: int
 
 
-class Quarto(GameBase[QuartoState]):
+class Quarto(Game[QuartoState], HasSymmetries[QuartoState]):
     """Quarto (see module doc): 32 actions, 16 placements then 16 choices."""
 
     name = "quarto"
@@ -98,10 +98,10 @@ class Quarto(GameBase[QuartoState]):
     def apply(self, state: QuartoState, action: Action) -> QuartoState:
         attributes, occupied, available, piece, player, outcome = state
         if outcome != ONGOING:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         if piece != NO_PIECE:
             if not 0 <= action < CELLS or occupied >> action & 1:
-                self.check_legal(state, action)
+                self.raise_illegal(state, action)
             cell = 1 << action
             attributes = tuple(a | cell if piece >> k & 1 else a for k, a in enumerate(attributes))
             occupied |= cell
@@ -112,7 +112,7 @@ class Quarto(GameBase[QuartoState]):
             return QuartoState(attributes, occupied, available, NO_PIECE, player, outcome)
         chosen = action - CHOOSE
         if not 0 <= chosen < PIECES or not available >> chosen & 1:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         return QuartoState(attributes, occupied, available & ~(1 << chosen), chosen, 1 - player, ONGOING)
 
     def is_terminal(self, state: QuartoState) -> bool:

@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import GameBase
+from boardgym.game import Game, HasFeatures, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells, column_letters
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
@@ -70,11 +70,12 @@ class Push(NamedTuple):
     down: int
 
 
-class Quixo(GameBase[QuixoState]):
+class Quixo(Game[QuixoState], HasFeatures[QuixoState], HasSymmetries[QuixoState]):
     """Quixo on a ``size`` x ``size`` board with a ``max_moves`` ply limit (see module doc)."""
 
     name = "quixo"
     num_players = 2
+    feature_weights = (1.0, 1.0, -1.0, -1.0, 1.0)  # the player's counts for, the opponent's against
 
     def __init__(self, size: int = 5, max_moves: int | None = DEFAULT_MAX_MOVES) -> None:
         if size not in SIZES:
@@ -88,7 +89,7 @@ class Quixo(GameBase[QuixoState]):
         self.pushes, self.push_names = _pushes(n)
         self.num_actions = len(self.pushes)
         self.observation_shape = (2, n, n)
-        self._lines = _lines(n)
+        self.lines = _lines(n)  # rows, columns, then the two long diagonals (bitboards)
         self._letters = column_letters(n)
         self._by_name = {name.lower(): action for action, name in enumerate(self.push_names)}
         # (source cell, its actions) per border cell, in action order: legal moves test 16 cells, not 44 moves.
@@ -124,11 +125,11 @@ class Quixo(GameBase[QuixoState]):
     def apply(self, state: QuixoState, action: Action) -> QuixoState:
         stones, player, moves, outcome = state
         if outcome != ONGOING or not 0 <= action < self.num_actions:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         push = self.pushes[action]
         mine, theirs = stones[player], stones[1 - player]
         if theirs & push.source:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         keep, slide, up, down = ~push.span, push.slide, push.up, push.down
         mine = (mine & keep) | (mine & slide) << up >> down | push.insert
         theirs = (theirs & keep) | (theirs & slide) << up >> down
@@ -165,7 +166,7 @@ class Quixo(GameBase[QuixoState]):
         such lines, the same two for the opponent, and the difference in cubes on the board."""
         own, opp = state.stones[player], state.stones[1 - player]
         own_best = own_total = opp_best = opp_total = 0
-        for line in self._lines:
+        for line in self.lines:
             mine, theirs = (own & line).bit_count(), (opp & line).bit_count()
             if not theirs:
                 own_best, own_total = max(own_best, mine), own_total + mine
@@ -242,7 +243,7 @@ class Quixo(GameBase[QuixoState]):
 
     # -- internals ----------------------------------------------------------------------------
     def _has_line(self, bits: int) -> bool:
-        for line in self._lines:
+        for line in self.lines:
             if bits & line == line:
                 return True
         return False

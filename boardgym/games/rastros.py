@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import GameBase
+from boardgym.game import Game, HasFeatures, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, IllegalActionError, Planes, Player
@@ -64,6 +64,18 @@ _TARGETS = tuple(
 _MIRROR = cell_targets(SIZE, square_symmetries(SIZE)[7])
 _MIRROR_STEPS = np.array([_STEPS.index((-dc, -dr)) for dr, dc in _STEPS])
 _EXITS = tuple(tuple((d, t) for d, t in enumerate(targets) if t >= 0) for targets in _TARGETS)
+BOARD = (1 << SIZE * SIZE) - 1  # every cell
+_NOT_FIRST_COLUMN = sum(1 << (r * SIZE + c) for r in range(SIZE) for c in range(1, SIZE))
+_NOT_LAST_COLUMN = sum(1 << (r * SIZE + c) for r in range(SIZE) for c in range(SIZE - 1))
+
+
+def king_step(bits: int) -> int:
+    """Every cell one king move from a cell of ``bits``, and those cells (the board's
+    neighbourhood, bit-parallel; nothing wraps across the board's sides)."""
+    left = (bits >> 1) & _NOT_LAST_COLUMN
+    right = (bits << 1) & _NOT_FIRST_COLUMN
+    row = bits | left | right
+    return (row | row << SIZE | row >> SIZE) & BOARD
 
 
 class RastrosState(NamedTuple):
@@ -76,12 +88,14 @@ class RastrosState(NamedTuple):
     outcome: int
 
 
-class Rastros(GameBase[RastrosState]):
+class Rastros(Game[RastrosState], HasFeatures[RastrosState], HasSymmetries[RastrosState]):
     """Rastros on the 8x8 board (see module doc): 8 actions, one per direction."""
 
     name = "rastros"
     num_players = 2
     num_actions = 8
+    # Near one's own goal is good, near the opponent's bad; the start and mobility say nothing.
+    feature_weights = (0.0, -1.0, 1.0, 0.0)
     observation_shape = (4, SIZE, SIZE)
 
     def initial_state(self) -> RastrosState:
@@ -99,10 +113,10 @@ class Rastros(GameBase[RastrosState]):
     def apply(self, state: RastrosState, action: Action) -> RastrosState:
         white, black, player, outcome = state
         if outcome != ONGOING or not 0 <= action < 8:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         target = _TARGETS[white][action]
         if target < 0 or black >> target & 1:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         black |= 1 << white
         if target == GOALS[S]:
             outcome = S

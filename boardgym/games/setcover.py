@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from boardgym.game import GameBase
+from boardgym.game import Game, SearchablePuzzle
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
 
 
@@ -38,7 +38,7 @@ class SetCoverState(NamedTuple):
     covered: int
 
 
-class SetCover(GameBase[SetCoverState]):
+class SetCover(Game[SetCoverState], SearchablePuzzle[SetCoverState]):
     name = "setcover"
     num_players = 1
 
@@ -115,9 +115,9 @@ class SetCover(GameBase[SetCoverState]):
 
     def apply(self, state: SetCoverState, action: Action) -> SetCoverState:
         if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_sets:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         if state.taken >> action & 1 or state.covered == self.universe:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         return SetCoverState(state.taken | 1 << action, state.covered | self.masks[action])
 
     def is_terminal(self, state: SetCoverState) -> bool:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import GameBase
+from boardgym.game import Game, HasFeatures, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
@@ -52,10 +52,11 @@ class TicTacToeState(NamedTuple):
     key: int
 
 
-class TicTacToe(GameBase[TicTacToeState]):
+class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries[TicTacToeState]):
     name = "tictactoe"
     num_players = 2
     num_actions = 9
+    feature_weights = (2.0, 1.0, -2.0, -1.0, 1.0)  # a two counts double a one
     observation_shape = (2, 3, 3)
 
     def __init__(self) -> None:
@@ -101,7 +102,7 @@ class TicTacToe(GameBase[TicTacToeState]):
         except KeyError:
             children = self._children[state[3]] = tuple(self._child(state, a) for a in range(9))
         if not 0 <= action < 9 or (child := children[action]) is None:
-            self.check_legal(state, action)
+            self.raise_illegal(state, action)
         return child
 
     def _child(self, state: TicTacToeState, action: Action) -> TicTacToeState | None:

@@ -1,8 +1,9 @@
 """A* and uniform-cost search for one-player puzzles with unit action costs.
 
 ``search(game, state, use_heuristic=True)`` is best-first search on ``f = g + h`` where ``g``
-counts the actions taken and ``h`` is ``game.heuristic(state)``; with ``use_heuristic=False``
-(or a game without a heuristic) it is uniform-cost search, ``f = g``. The game may also offer:
+counts the actions taken and ``h`` is ``game.heuristic(state)`` (a game that declares
+``boardgym.game.HasPuzzleHeuristic``); with ``use_heuristic=False`` (or a game without a
+heuristic) it is uniform-cost search, ``f = g``. A ``SearchablePuzzle`` also offers:
 
 - ``search_actions(state)``: the actions worth branching on (default: ``legal_actions``), a
   subset that must keep an optimal solution reachable;
@@ -26,10 +27,11 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from boardgym.game import Game
+from boardgym.game import Game, HasPuzzleHeuristic, SearchablePuzzle
 from boardgym.types import Action, BoardgymError
 
 
@@ -59,10 +61,12 @@ def search(
     if game.num_players != 1:
         raise BoardgymError(f"A* and uniform-cost search solve one-player puzzles; {game.name} has {game.num_players}")
     start_time = time.perf_counter()
-    heuristic = getattr(game, "heuristic", None) if use_heuristic else None
-    h = heuristic if heuristic is not None else _zero
-    actions_of = getattr(game, "search_actions", game.legal_actions)
-    key_of = getattr(game, "search_key", _identity)
+    h: Callable[[Any], int] = game.heuristic if use_heuristic and isinstance(game, HasPuzzleHeuristic) else _zero
+    searchable = game if isinstance(game, SearchablePuzzle) else None
+    actions_of: Callable[[Any], Sequence[Action]] = (
+        searchable.search_actions if searchable is not None else game.legal_actions
+    )
+    key_of: Callable[[Any], Hashable] = searchable.search_key if searchable is not None else _identity
     deadline = None if time_limit is None else start_time + time_limit
 
     start_key = key_of(state)
@@ -85,7 +89,7 @@ def search(
             deadline is not None and expanded % 256 == 0 and time.perf_counter() > deadline
         ):
             heapq.heappush(frontier, (f, neg_g, h_value, next(counter), key, node))
-            guide = getattr(game, "heuristic", _zero)
+            guide = game.heuristic if isinstance(game, HasPuzzleHeuristic) else _zero
             return _give_up(game, guide, state, frontier, parent, best_g, expanded, generated, start_time)
         closed.add(key)
         expanded += 1
@@ -105,7 +109,7 @@ def search(
 
 def _give_up(
     game: Game,
-    h: Any,
+    h: Callable[[Any], int],
     start: Any,
     frontier: list[tuple[int, int, int, int, Any, Any]],
     parent: dict[Any, tuple[Any, Action]],
@@ -121,8 +125,9 @@ def _give_up(
     live = [entry for entry in frontier if -entry[1] <= best_g[entry[4]]]
     lower = min(entry[0] for entry in live)
     _, _, _, _, key, node = min(live, key=lambda entry: (entry[2], entry[1]))
-    greedy = getattr(game, "greedy_action", None)
-    if greedy is None:
+    if isinstance(game, SearchablePuzzle):
+        greedy: Callable[[Any], Action] = game.greedy_action
+    else:
 
         def greedy(state: Any) -> Action:
             return min(game.legal_actions(state), key=lambda a: h(game.apply(state, a)))

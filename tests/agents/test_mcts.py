@@ -176,7 +176,7 @@ def test_generic_playouts_agree_on_the_hex_block() -> None:
     game = make_game("hex", size=7)
     tree = MCTS(
         game,
-        RolloutEvaluator(rng=np.random.default_rng(0), kernels=False),
+        RolloutEvaluator(rng=np.random.default_rng(0), game_playouts=False),
         simulations=1500,
         rng=np.random.default_rng(0),
     )

@@ -18,7 +18,7 @@ def test_our_mcts_rate_is_positive() -> None:
     from boardgym import make_game
 
     game = make_game("tictactoe")
-    assert search_speed.our_mcts_rate(game, 0.01, 0, kernels=False) > 0
+    assert search_speed.our_mcts_rate(game, 0.01, 0, game_playouts=False) > 0
 
 
 def test_strength_script_counts_every_game(capsys) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from boardgym import IllegalActionError, make_game
-from boardgym.games.connect_four import state_from_stones, stones
+from boardgym.games.connect_four import LINES, state_from_stones, stones
 
 GAME = make_game("connect_four")
 
@@ -95,3 +95,14 @@ def test_actions_that_are_not_columns_are_refused_by_name(action) -> None:
 def test_no_move_after_the_game_is_over() -> None:
     with pytest.raises(IllegalActionError, match="already over"):
         GAME.apply(play("abababa"), 3)
+
+
+def test_lines_of_four() -> None:
+    assert len(LINES) == 69 == len(set(LINES))  # 24 horizontal, 21 vertical, 2 x 12 diagonal
+    assert all(line.bit_count() == 4 for line in LINES)
+    game = make_game("connect_four")
+    state = game.initial_state()
+    for move in "a b a b a b a".split():  # four in column a
+        state = game.apply(state, game.parse_action(state, move))
+    black, _ = stones(state)
+    assert game.is_terminal(state) and sum(1 for line in LINES if black & line == line) == 1

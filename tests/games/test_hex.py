@@ -23,7 +23,7 @@ def board(game: Hex, text: str, player: int) -> HexState:
     stones = [0, 0]
     for index, mark in enumerate(cells):
         if mark in "XO":
-            stones["XO".index(mark)] |= game._bit[index]
+            stones["XO".index(mark)] |= game.cell_bits[index]
     return HexState((stones[0], stones[1]), player, -1)
 
 
@@ -36,7 +36,7 @@ def play(game: Hex, state: HexState, *moves: str) -> HexState:
 def connected(game: Hex, state: HexState, player: int) -> bool:
     """Breadth-first search over (x, y) cells with the neighbour rule of the standard notation."""
     n = game.size
-    mine = {(x, y) for y in range(n) for x in range(n) if state.stones[player] & game._bit[y * n + x]}
+    mine = {(x, y) for y in range(n) for x in range(n) if state.stones[player] & game.cell_bits[y * n + x]}
     start = [c for c in mine if (c[1] if player == 0 else c[0]) == 0]
     seen, queue = set(start), deque(start)
     while queue:
@@ -136,7 +136,7 @@ def test_winning_chain_marks_the_joining_stones() -> None:
     state = play(game, game.initial_state(), "b1", "a2", "b2", "c2", "a3")
     assert state.outcome == 0
     chain = game.winning_chain(state)
-    assert {game.action_to_str(state, a) for a in range(9) if chain & game._bit[a]} == {"b1", "b2", "a3"}
+    assert {game.action_to_str(state, a) for a in range(9) if chain & game.cell_bits[a]} == {"b1", "b2", "a3"}
 
 
 def test_swap_mirrors_the_first_stone_into_white() -> None:
@@ -144,7 +144,7 @@ def test_swap_mirrors_the_first_stone_into_white() -> None:
     state = play(game, game.initial_state(), "b1")
     assert "swap" in game.legal_moves_text(state)
     swapped = play(game, state, "swap")
-    assert swapped.player == 0 and swapped.stones == (0, game._bit[1 * 5 + 0])  # b1 -> a2, now White's
+    assert swapped.player == 0 and swapped.stones == (0, game.cell_bits[1 * 5 + 0])  # b1 -> a2, now White's
     assert game.swap_action not in game.legal_actions(play(game, swapped, "c3"))
     with pytest.raises(IllegalActionError):
         game.apply(play(game, swapped, "c3"), game.swap_action)
@@ -211,7 +211,7 @@ def test_a_full_board_always_has_a_winner() -> None:
     rng = np.random.default_rng(1)
     for _ in range(20):
         cells = rng.permutation(25)
-        stones = [sum(game._bit[c] for c in cells[:13]), sum(game._bit[c] for c in cells[13:])]
+        stones = [sum(game.cell_bits[c] for c in cells[:13]), sum(game.cell_bits[c] for c in cells[13:])]
         full = HexState((stones[0], stones[1]), 0, -1)
         assert connected(game, full, 0) != connected(game, full, 1)
 
@@ -229,7 +229,7 @@ def _winning_first_moves(game: Hex) -> set[str]:
     n = game.size
     centre = (n - 1) / 2
     order = sorted(range(n * n), key=lambda a: abs(a // n - centre) + abs(a % n - centre))
-    cells = [game._bit[a] for a in order]
+    cells = [game.cell_bits[a] for a in order]
     memo: dict[tuple[int, int, int], bool] = {}
 
     def to_move_wins(mine: int, theirs: int, player: int) -> bool:
@@ -246,7 +246,7 @@ def _winning_first_moves(game: Hex) -> set[str]:
 
     wins = set()
     for a in range(n * n):
-        if a <= n * n - 1 - a and not to_move_wins(0, game._bit[a], 1):
+        if a <= n * n - 1 - a and not to_move_wins(0, game.cell_bits[a], 1):
             wins |= {a, n * n - 1 - a}
     return {game.action_to_str(game.initial_state(), a) for a in wins}
 
@@ -261,3 +261,41 @@ def test_3x3_winning_first_moves_by_the_perfect_agent() -> None:
 
 def test_4x4_winning_first_moves() -> None:
     assert _winning_first_moves(Hex(4)) == {"d1", "c2", "b3", "a4"}
+
+
+def test_neighbours_follow_the_notation_and_stop_at_the_sides() -> None:
+    game = Hex(4)
+    n = game.size
+
+    def cells(bits: int) -> set[str]:
+        return {game.action_to_str(game.initial_state(), a) for a in range(n * n) if bits & game.cell_bits[a]}
+
+    assert cells(game.neighbours(game.cell_bits[1 * n + 1])) == {"a2", "c2", "b1", "b3", "c1", "a3"}  # b2
+    assert cells(game.neighbours(game.cell_bits[0])) == {"b1", "a2"}  # a1: the acute corner
+    assert cells(game.neighbours(game.cell_bits[n - 1])) == {"c1", "d2", "c2"}  # d1: no wrap to row 2's a
+    assert cells(game.neighbours(game.cell_bits[n * n - 1])) == {"c4", "d3"}  # d4
+    assert game.neighbours(game.board_bits) == game.board_bits
+
+
+def test_flood_grows_a_group_through_the_given_cells_only() -> None:
+    game = Hex(4)
+    state = board(
+        game,
+        """
+        X . . X
+         X . X .
+          . O . .
+           . . . X
+        """,
+        0,
+    )
+    black = state.stones[0]
+    a1, d1 = game.cell_bits[0], game.cell_bits[3]
+    assert game.flood(a1, black) == game.cell_bits[0] | game.cell_bits[4]  # a1 a2
+    assert game.flood(d1, black) == game.cell_bits[3] | game.cell_bits[6]  # d1 c2 (a neighbour across)
+    empty = game.board_bits & ~(black | state.stones[1])
+    assert game.flood(a1, black | empty) == game.board_bits & ~state.stones[1]  # everything but the wall
+    top, bottom = game.edges[0]
+    left, right = game.edges[1]
+    assert top == sum(game.cell_bits[:4]) and bottom == sum(game.cell_bits[12:])
+    assert left == sum(game.cell_bits[0::4]) and right == sum(game.cell_bits[3::4])

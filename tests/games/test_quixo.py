@@ -300,3 +300,12 @@ def test_3x3_perfect_agent_wins_as_first_player_within_a_move_limit() -> None:
     agent = PerfectAgent(game, seed=0)
     assert agent.value(game.initial_state()) > 0
     assert not Quixo(3).solvable_by_search and not Quixo(4, max_moves=10).solvable_by_search
+
+
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_lines_are_the_rows_columns_and_long_diagonals(size: int) -> None:
+    game = Quixo(size)
+    assert len(game.lines) == 2 * size + 2 == len(set(game.lines))
+    assert all(line.bit_count() == size for line in game.lines)
+    assert sum(1 << (i * size + i) for i in range(size)) in game.lines  # a1 .. the far corner
+    assert sum(1 << (r * size) for r in range(size)) in game.lines  # column a

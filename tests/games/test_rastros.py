@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from boardgym import IllegalActionError
-from boardgym.games.rastros import GOALS, START, Rastros, RastrosState, cell_index, cell_of
+from boardgym.games.rastros import BOARD, GOALS, START, Rastros, RastrosState, cell_index, cell_of, king_step
 
 GAME = Rastros()
 S, N = 0, 1
@@ -188,3 +188,13 @@ def test_random_play_agrees_with_a_naive_referee() -> None:
 
 def _destinations(state: RastrosState) -> list[int]:
     return [cell_index(*map(int, GAME.action_to_str(state, a).split(","))) for a in GAME.legal_actions(state)]
+
+
+def test_king_step_reaches_the_eight_neighbours_without_wrapping() -> None:
+    def cells(bits: int) -> set[tuple[int, int]]:
+        return {cell_of(i) for i in range(64) if bits >> i & 1}
+
+    assert cells(king_step(1 << START)) == {(r, c) for r in (3, 4, 5) for c in (4, 5, 6)}
+    assert cells(king_step(1 << cell_index(1, 8))) == {(1, 7), (1, 8), (2, 7), (2, 8)}  # no wrap to (2,1)
+    assert cells(king_step(1 << cell_index(8, 1))) == {(7, 1), (7, 2), (8, 1), (8, 2)}
+    assert king_step(BOARD) == BOARD

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.game import Game
+from boardgym.game import Game, HasSymmetries
 from boardgym.types import BoardgymError
 
 
@@ -104,11 +104,10 @@ class ReplayBuffer:
 def augment(game: Game, state: Any, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """``(planes, policy, legal mask)`` for ``state`` and each of its symmetric images."""
     legal = game.legal_mask(state)
-    symmetries = getattr(game, "symmetries", None)
-    if symmetries is None:
+    if not isinstance(game, HasSymmetries):
         return [(game.observation(state, game.current_player(state)), policy, legal)]
-    images = symmetries(state, policy)
-    masks = symmetries(state, legal.astype(np.float32))
+    images = game.symmetries(state, policy)
+    masks = game.symmetries(state, legal.astype(np.float32))
     return [
         (np.asarray(planes, dtype=np.float32), np.asarray(sym_policy, dtype=np.float32), np.asarray(sym_mask) > 0.5)
         for (planes, sym_policy), (_, sym_mask) in zip(images, masks, strict=True)

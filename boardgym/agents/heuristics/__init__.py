@@ -2,13 +2,14 @@
 
 A ``Heuristic`` scores a non-terminal state for a player: positive is good for that player,
 and the scale is the heuristic's own (alpha-beta clips it to +-100 000, well inside the win
-score). It may also offer ``order_moves(state, moves)``, the order in which alpha-beta tries
-moves after the transposition table's move.
+score). It may also order moves (``OrdersMoves``): the order in which alpha-beta tries moves
+after the transposition table's move.
 
 ``HEURISTICS[game][name]`` is "module:Class"; the first name listed for a game is its default.
 Every game also has ``random`` (a random score: the seed reports' baseline) and, where the
-rules define ``features(state, player)``, ``features``: a weighted sum of those features, so
-that evolved weights plug in (``make_heuristic(game, "features", weights=[...])``).
+rules declare ``HasFeatures``, ``features``: a weighted sum of those features, so that evolved
+weights plug in (``make_heuristic(game, "features", weights=[...])``). A game in no table
+still gets ``random`` and, with features, ``features``.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from boardgym.game import Game
+from boardgym.game import Game, HasFeatures
 from boardgym.registry import load
-from boardgym.types import BoardgymError, Player
+from boardgym.types import Action, BoardgymError, Player
 
 _HERE = "boardgym.agents.heuristics"
 
@@ -32,16 +33,6 @@ HEURISTICS: dict[str, dict[str, str]] = {
     "quarto": {"safe": f"{_HERE}.quarto:SafePieces"},
     "quixo": {"lines": f"{_HERE}.quixo:LinePotential"},
     "rastros": {"paths": f"{_HERE}.rastros:GoalDistance"},
-}
-
-# Default weights of ``features`` where all-ones would make no sense (rastros: its four
-# features are distance to the base, to the own goal, to the opponent's goal, mobility; the
-# others list the player's features, then the opponent's, so the defaults are + then -).
-DEFAULT_WEIGHTS: dict[str, tuple[float, ...]] = {
-    "rastros": (0.0, -1.0, 1.0, 0.0),
-    "tictactoe": (2.0, 1.0, -2.0, -1.0, 1.0),
-    "quixo": (1.0, 1.0, -1.0, -1.0, 1.0),
-    "hex": (1.0, -1.0, 1.0, -1.0),
 }
 
 GENERIC: dict[str, str] = {
@@ -57,11 +48,19 @@ class Heuristic(Protocol):
     def evaluate(self, state: Any, player: Player) -> float: ...
 
 
+@runtime_checkable
+class OrdersMoves(Protocol):
+    """A heuristic that also says in which order alpha-beta should try ``moves`` in ``state``
+    (all of them, best first)."""
+
+    def order_moves(self, state: Any, moves: list[Action]) -> list[Action]: ...
+
+
 def heuristic_names(game: Game) -> list[str]:
     """The evaluation names ``minimax:eval=NAME`` accepts for ``game``, its default first."""
     names = list(HEURISTICS.get(game.name, {}))
     names.append("random")
-    if hasattr(game, "features"):
+    if isinstance(game, HasFeatures):
         names.append("features")
     return names
 
@@ -101,16 +100,18 @@ class RandomScore:
 
 
 class FeatureSum:
-    """``weights . game.features(state, player)``; all weights 1 unless given."""
+    """``weights . game.features(state, player)``; the game's ``feature_weights`` unless given."""
 
-    def __init__(self, game: Game, rng: np.random.Generator, weights: Sequence[float] | None = None) -> None:
+    def __init__(
+        self, game: HasFeatures[Any], rng: np.random.Generator, weights: Sequence[float] | None = None
+    ) -> None:
         self.rng = rng
-        self.features = game.features  # type: ignore[attr-defined]
-        size = len(self.features(game.initial_state(), 0))
+        self.features = game.features
         if weights is None:
-            weights = DEFAULT_WEIGHTS.get(game.name, (1.0,) * size)
+            weights = game.feature_weights
+        size = len(game.feature_weights)
         if len(weights) != size:
-            raise BoardgymError(f"{game.name} has {size} features but {len(weights)} weights were given")
+            raise BoardgymError(f"{game!r} has {size} features but {len(weights)} weights were given")
         self.weights = [float(w) for w in weights]
 
     def evaluate(self, state: Any, player: Player) -> float:

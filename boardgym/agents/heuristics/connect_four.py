@@ -1,32 +1,19 @@
-"""Connect Four: the classic window count over the 69 lines of four cells."""
+"""Connect Four: the classic window count over the rules' 69 lines of four cells (``LINES``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from boardgym.games.connect_four import COLUMNS, HEIGHT, ROWS, ConnectFour, ConnectFourState, stones
+from boardgym.games.connect_four import HEIGHT, LINES, ROWS, ConnectFour, ConnectFourState, stones
 from boardgym.types import Action, Player
 
-
-def _windows() -> tuple[int, ...]:
-    windows = []
-    for column in range(COLUMNS):
-        for row in range(ROWS):
-            for dc, dr in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                cells = [(column + i * dc, row + i * dr) for i in range(4)]
-                if all(0 <= c < COLUMNS and 0 <= r < ROWS for c, r in cells):
-                    windows.append(sum(1 << (HEIGHT * c + r) for c, r in cells))
-    return tuple(windows)
-
-
-WINDOWS = _windows()  # 69 masks
 _WEIGHT = (0.0, 1.0, 5.0, 40.0, 0.0)
 _CENTRE_FIRST = (3, 2, 4, 1, 5, 0, 6)
 _CENTRE = sum(1 << (HEIGHT * 3 + r) for r in range(ROWS))
 
 
 class OpenWindows:
-    """Sum over windows of four: ``_WEIGHT[own discs]`` where the opponent has none, minus the
+    """Sum over the lines of four: ``_WEIGHT[own discs]`` where the opponent has none, minus the
     opponent's, plus one per own disc in the centre column. Centre columns are tried first."""
 
     def __init__(self, game: ConnectFour, rng: np.random.Generator) -> None:
@@ -36,8 +23,8 @@ class OpenWindows:
         both = stones(state)
         own, opp = both[player], both[1 - player]
         score = float((own & _CENTRE).bit_count() - (opp & _CENTRE).bit_count())
-        for window in WINDOWS:
-            mine, theirs = own & window, opp & window
+        for line in LINES:
+            mine, theirs = own & line, opp & line
             if not theirs:
                 if mine:
                     score += _WEIGHT[mine.bit_count()]

@@ -7,7 +7,8 @@ Here every BFS layer is a whole bitboard: layer ``k`` holds all cells reachable 
 empty cells, grown from layer ``k-1`` by one neighbour shift into the empty cells, then
 flooded through own stones, so a 7x7 evaluation is a few dozen integer operations.
 
-The bitboard layout is the rules' (``boardgym.games.hex``): bit ``y * (size + 1) + x``.
+The board's geometry (bitboard layout, edges, neighbour shift, flood fill) is the rules'
+(``boardgym.games.hex.Hex``): bit ``y * (size + 1) + x`` is cell (x, y).
 """
 
 from __future__ import annotations
@@ -18,47 +19,28 @@ from boardgym.games.hex import Hex, HexState
 from boardgym.types import Player
 
 
-class HexGeometry:
-    """Masks and the neighbour shift for one board size."""
+def distance(game: Hex, own: int, opp: int, player: Player) -> int:
+    """Empty cells ``player`` still needs to join their edges (``unreachable(game)`` if blocked):
+    the bit-parallel 0-1 BFS of the module doc, with own stones ``own`` and the opponent's ``opp``."""
+    start, goal = game.edges[player]
+    empty = game.board_bits & ~(own | opp)
+    neighbours, flood = game.neighbours, game.flood
+    reach = flood(start & own, own)
+    frontier_start = start & empty
+    k = 0
+    while not reach & goal:
+        grown = reach | ((neighbours(reach) | frontier_start) & empty)
+        grown = flood(grown, own)
+        if grown == reach:
+            return unreachable(game)
+        reach = grown
+        k += 1
+    return k
 
-    def __init__(self, size: int) -> None:
-        self.size = n = size
-        self.stride = s = n + 1
-        self.cells = tuple(1 << (y * s + x) for y in range(n) for x in range(n))
-        self.board = sum(self.cells)
-        top = sum(1 << x for x in range(n))
-        left = sum(1 << (y * s) for y in range(n))
-        # Player 0 (Black) joins row 1 to row n; player 1 (White) column a to the last column.
-        self.edges = ((top, top << (s * (n - 1))), (left, left << (n - 1)))
-        self.unreachable = n * n + 1
 
-    def neighbours(self, bits: int) -> int:
-        s, d = self.stride, self.stride - 1
-        return (bits << 1 | bits >> 1 | bits << s | bits >> s | bits << d | bits >> d) & self.board
-
-    def flood(self, group: int, through: int) -> int:
-        """``group`` grown through the cells of ``through`` until it stops."""
-        while True:
-            grown = (group | self.neighbours(group)) & (group | through)
-            if grown == group:
-                return group
-            group = grown
-
-    def distance(self, own: int, opp: int, player: Player) -> int:
-        """Empty cells ``player`` still needs to join their edges (``unreachable`` if blocked)."""
-        start, goal = self.edges[player]
-        empty = self.board & ~(own | opp)
-        reach = self.flood(start & own, own)
-        frontier_start = start & empty
-        k = 0
-        while not reach & goal:
-            grown = reach | ((self.neighbours(reach) | frontier_start) & empty)
-            grown = self.flood(grown, own)
-            if grown == reach:
-                return self.unreachable
-            reach = grown
-            k += 1
-        return k
+def unreachable(game: Hex) -> int:
+    """More than any distance on ``game``'s board: a player whose edges are cut off."""
+    return game.num_cells + 1
 
 
 class ShortestPath:
@@ -66,12 +48,11 @@ class ShortestPath:
 
     def __init__(self, game: Hex, rng: np.random.Generator) -> None:
         self.rng = rng
-        self.geometry = HexGeometry(game.size)
+        self.game = game
 
     def evaluate(self, state: HexState, player: Player) -> float:
         own, opp = state.stones[player], state.stones[1 - player]
-        distance = self.geometry.distance
-        return float(distance(opp, own, 1 - player) - distance(own, opp, player))
+        return float(distance(self.game, opp, own, 1 - player) - distance(self.game, own, opp, player))
 
 
 class TwoDistance:
@@ -88,8 +69,8 @@ class TwoDistance:
 
     def __init__(self, game: Hex, rng: np.random.Generator) -> None:
         self.rng = rng
-        self.geometry = geometry = HexGeometry(game.size)
-        self.neighbours_of = {bit: geometry.neighbours(bit) for bit in geometry.cells}
+        self.game = game
+        self.neighbours_of = {bit: game.neighbours(bit) for bit in game.cell_bits}
 
     def evaluate(self, state: HexState, player: Player) -> float:
         own_potential, own_mobility = self.potential(state.stones[player], state.stones[1 - player], player)
@@ -98,13 +79,14 @@ class TwoDistance:
 
     def potential(self, own: int, opp: int, player: Player) -> tuple[int, int]:
         """(lowest potential, number of cells that have it) for ``player``."""
-        geometry = self.geometry
-        empty = geometry.board & ~(own | opp)
+        game = self.game
+        empty = game.board_bits & ~(own | opp)
         reach = self._contracted_neighbours(own, empty)
-        start, goal = geometry.edges[player]
+        start, goal = game.edges[player]
         from_start = self._layers(reach, empty, own, start)
         from_goal = self._layers(reach, empty, own, goal)
-        for total in range(2, 2 * geometry.unreachable):
+        far = unreachable(game)
+        for total in range(2, 2 * far):
             cells = 0
             for i in range(1, min(total, len(from_start) + 1)):
                 j = total - i
@@ -114,19 +96,19 @@ class TwoDistance:
                 return total, cells.bit_count()
             if total > len(from_start) + len(from_goal):
                 break
-        return geometry.unreachable * 2, 0
+        return far * 2, 0
 
     def _contracted_neighbours(self, own: int, empty: int) -> dict[int, int]:
         """Empty cell -> its neighbouring empty cells, own chains contracted."""
-        geometry = self.geometry
+        game = self.game
         neighbours_of = self.neighbours_of
         through_chains: dict[int, int] = {}
         remaining = own
         while remaining:
             seed = remaining & -remaining
-            chain = geometry.flood(seed, own)
+            chain = game.flood(seed, own)
             remaining &= ~chain
-            around = geometry.neighbours(chain) & empty
+            around = game.neighbours(chain) & empty
             bits = around
             while bits:
                 bit = bits & -bits
@@ -142,11 +124,11 @@ class TwoDistance:
 
     def _layers(self, reach: dict[int, int], empty: int, own: int, edge: int) -> list[int]:
         """Cumulative masks: ``layers[k - 1]`` holds the empty cells at two-distance <= k."""
-        geometry = self.geometry
+        game = self.game
         first = edge & empty
-        chains_on_edge = geometry.flood(edge & own, own)
+        chains_on_edge = game.flood(edge & own, own)
         if chains_on_edge:
-            first |= geometry.neighbours(chains_on_edge) & empty
+            first |= game.neighbours(chains_on_edge) & empty
         layers = [first]
         seen_once = seen_twice = 0
         added, total = first, first

@@ -3,7 +3,7 @@
 Each row, column and long diagonal that holds no opponent cube is worth ``4 ** own cubes`` to
 a player, and each line with none of the player's cubes counts the same against them. Lines
 holding both symbols count for nobody: a push can still change them, but neither side can win
-there without first turning a cube.
+there without first turning a cube. The lines are the rules' (``Quixo.lines``).
 """
 
 from __future__ import annotations
@@ -14,22 +14,12 @@ from boardgym.games.quixo import Quixo, QuixoState
 from boardgym.types import Player
 
 
-def quixo_lines(size: int) -> tuple[int, ...]:
-    rows = [sum(1 << (r * size + c) for c in range(size)) for r in range(size)]
-    columns = [sum(1 << (r * size + c) for r in range(size)) for c in range(size)]
-    diagonals = [
-        sum(1 << (i * size + i) for i in range(size)),
-        sum(1 << (i * size + size - 1 - i) for i in range(size)),
-    ]
-    return tuple(rows + columns + diagonals)
-
-
 class LinePotential:
     """Sum over lines of ``4 ** own`` where the opponent has no cube, minus the reverse."""
 
     def __init__(self, game: Quixo, rng: np.random.Generator) -> None:
         self.rng = rng
-        self.lines = quixo_lines(game.size)
+        self.lines = game.lines
         self.weight = tuple(0.0 if k == 0 else float(4**k) for k in range(game.size + 1))
 
     def evaluate(self, state: QuixoState, player: Player) -> float:

@@ -4,7 +4,7 @@ The report scores the white stone's king-move distance to the base (4,5) and to 
 goal. Straight-line distance ignores the black cells, which are what the game is about; here
 each distance is a breadth-first search over free cells (one bitboard per step), so a walled-
 off goal counts as far away. The value for a player is the opponent's goal distance minus
-their own; ``features`` (the rules' four features with the weights of ``DEFAULT_WEIGHTS``) is
+their own; ``features`` (the rules' four features with their ``feature_weights``) is
 the report's linear form for evolved weights.
 """
 
@@ -12,27 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.games.rastros import GOALS, SIZE, Rastros, RastrosState
+from boardgym.games.rastros import BOARD, GOALS, SIZE, Rastros, RastrosState, king_step
 from boardgym.types import Player
 
-_FULL = (1 << SIZE * SIZE) - 1
-_NOT_FIRST_COLUMN = sum(1 << (r * SIZE + c) for r in range(SIZE) for c in range(1, SIZE))
-_NOT_LAST_COLUMN = sum(1 << (r * SIZE + c) for r in range(SIZE) for c in range(SIZE - 1))
 UNREACHABLE = 2 * SIZE * SIZE
-
-
-def king_step(bits: int) -> int:
-    """Every cell one king move from ``bits`` (without wrapping across the board's sides)."""
-    left = (bits >> 1) & _NOT_LAST_COLUMN
-    right = (bits << 1) & _NOT_FIRST_COLUMN
-    row = bits | left | right
-    return (row | row << SIZE | row >> SIZE) & _FULL
 
 
 def path_distance(white: int, black: int, goal: int, avoid: int) -> int:
     """King moves from cell ``white`` to cell ``goal`` over cells that are not black and not
     ``avoid`` (the other goal, which would end the game); ``UNREACHABLE`` if walled off."""
-    free = _FULL & ~black & ~(1 << avoid)
+    free = BOARD & ~black & ~(1 << avoid)
     target = 1 << goal
     reach = 1 << white
     steps = 0

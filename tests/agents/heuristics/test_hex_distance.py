@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from boardgym.agents.heuristics import make_heuristic
-from boardgym.agents.heuristics.hex import HexGeometry
+from boardgym.agents.heuristics.hex import distance, unreachable
 from boardgym.games.hex import Hex
 
 
@@ -18,9 +18,9 @@ def replay(game, moves: str):
 
 @pytest.mark.parametrize("size", [3, 5, 7, 11])
 def test_empty_board_needs_size_cells(size: int) -> None:
-    geometry = HexGeometry(size)
-    assert geometry.distance(0, 0, 0) == size
-    assert geometry.distance(0, 0, 1) == size
+    game = Hex(size=size)
+    assert distance(game, 0, 0, 0) == size
+    assert distance(game, 0, 0, 1) == size
 
 
 def test_distances_count_empty_cells_and_respect_walls() -> None:
@@ -30,12 +30,11 @@ def test_distances_count_empty_cells_and_respect_walls() -> None:
     #    2  X . . . .
     #     3  O O O O .      White's wall leaves Black only column e (e4 e5 are Black's).
     state = replay(game, "a1 a3 a2 b3 e5 c3 e4 d3")
-    geometry = HexGeometry(5)
     black, white = state.stones
     # Black's shortest way: e1 e2 e3 then its own e4 e5.
-    assert geometry.distance(black, white, 0) == 3
+    assert distance(game, black, white, 0) == 3
     # White's a3..d3 needs e3 only.
-    assert geometry.distance(white, black, 1) == 1
+    assert distance(game, white, black, 1) == 1
     evaluation = make_heuristic(game, "dijkstra")
     assert evaluation.evaluate(state, 1) == 2 == -evaluation.evaluate(state, 0)
 
@@ -43,9 +42,8 @@ def test_distances_count_empty_cells_and_respect_walls() -> None:
 def test_blocked_player_is_unreachable() -> None:
     game = Hex(size=3)
     state = replay(game, "a1 a2 b1 b2 c3 c2")  # White joined a2 b2 c2: Black is cut off
-    geometry = HexGeometry(3)
-    assert geometry.distance(state.stones[0], state.stones[1], 0) == geometry.unreachable
-    assert geometry.distance(state.stones[1], state.stones[0], 1) == 0
+    assert distance(game, state.stones[0], state.stones[1], 0) == unreachable(game) == 10
+    assert distance(game, state.stones[1], state.stones[0], 1) == 0
 
 
 def test_two_distance_on_the_empty_3x3_board() -> None:
