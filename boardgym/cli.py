@@ -111,9 +111,8 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
     seat = int(rng.integers(2)) if args.seat == "random" else int(args.seat)
     if game.num_players == 1:  # a puzzle: the person plays every move
         seat = 0
-    players = [None, None]
-    players[seat] = make_agent("human", game)
-    players[1 - seat] = make_agent(args.opponent, game, seed=args.seed)
+    human, opponent = make_agent("human", game), make_agent(args.opponent, game, seed=args.seed)
+    players = (human, opponent) if seat == 0 else (opponent, human)
     print(f"{game.name}: you are player {seat} ({'first' if seat == 0 else 'second'}); opponent: {args.opponent}")
     state = game.initial_state()
     while not game.is_terminal(state):

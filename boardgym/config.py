@@ -74,7 +74,7 @@ def add_config_arguments(parser: argparse.ArgumentParser, config_cls: type) -> N
 def config_from_args(config_cls: type[C], args: argparse.Namespace) -> C:
     hints = typing.get_type_hints(config_cls)
     values = {}
-    for field in dataclasses.fields(config_cls):
+    for field in dataclasses.fields(config_cls):  # type: ignore[arg-type]
         value = getattr(args, field.name)
         if field.name == GAME_PARAMS:
             value = " ".join(value) if value else field.default
@@ -94,7 +94,7 @@ def config_to_dict(config: Any) -> dict[str, Any]:
 
 def config_from_dict(config_cls: type[C], values: dict[str, Any], source: str = "config") -> C:
     """Rebuild a config from JSON values, refusing unknown keys with the known ones."""
-    names = {f.name for f in dataclasses.fields(config_cls)}
+    names = {f.name for f in dataclasses.fields(config_cls)}  # type: ignore[arg-type]
     unknown = sorted(set(values) - names)
     if unknown:
         raise BoardgymError(

@@ -20,8 +20,9 @@ class GreedyCoverAgent(BaseAgent):
         super().__init__(game, seed=seed)
         if not isinstance(game, SetCover):
             raise BoardgymError(f"the greedy agent solves set cover puzzles, not {game.name}; use it with setcover")
+        self.puzzle = game
         self.random_ties = random_ties
 
     def act(self, game: Game, state: SetCoverState) -> Action:
-        best = game.greediest_sets(state)
+        best = self.puzzle.greediest_sets(state)
         return best[int(self.rng.integers(len(best)))] if self.random_ties else best[0]

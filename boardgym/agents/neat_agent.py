@@ -50,7 +50,7 @@ class Network:
         index = {key: i for i, key in enumerate(order)}
         self.size = len(order)
         self.num_inputs = len(inputs)
-        self.layers = []
+        self.layers: list[Any] = []  # (index, weights, bias, response, activation) tuples or _MixedLayer
         for layer in sorted({node[0] for node in nodes}):
             members = [node for node in nodes if node[0] == layer]
             weights = np.zeros((self.size, len(members)))

@@ -94,9 +94,10 @@ def agent_class(name: str) -> type:
 
 def spec_parameters(cls: type) -> dict[str, type]:
     """The keyword-only parameters a spec may set, with their types."""
-    hints = typing.get_type_hints(cls.__init__)
+    init = cls.__init__  # type: ignore[misc]  # the class's own constructor, read for its signature
+    hints = typing.get_type_hints(init)
     accepted: dict[str, type] = {}
-    for param in inspect.signature(cls.__init__).parameters.values():
+    for param in inspect.signature(init).parameters.values():
         if param.kind is not param.KEYWORD_ONLY or param.name == "seed":
             continue
         kind = _simple_type(hints.get(param.name))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -141,7 +141,7 @@ class TabularAgent(BaseAgent):
         super().__init__(game, seed=seed)
         payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=TABLE_KEYS, method="qlearning")
         self.method = str(payload.get("method", "tabular"))
-        self.table = ValueTable.from_payload(game, payload, decode=False, path=checkpoint)
+        self.table = ValueTable.from_payload(game, payload, decode=False, path=str(checkpoint))
         self.unseen_states = 0
 
     def act(self, game: Game, state: Any) -> Action:
@@ -171,7 +171,7 @@ def _unflatten(template: Any, flat: list[int] | tuple[int, ...], pos: int) -> tu
         for item in template:
             value, pos = _unflatten(item, flat, pos)
             items.append(value)
-        return (type(template)._make(items) if hasattr(template, "_fields") else tuple(items)), pos
+        return (cast(Any, template)._make(items) if hasattr(template, "_fields") else tuple(items)), pos
     if pos >= len(flat):
         raise BoardgymError("a saved state is shorter than the states of this game; the checkpoint is for another game")
     return flat[pos], pos + 1

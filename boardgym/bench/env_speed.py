@@ -106,12 +106,12 @@ def _best_of(
 ) -> tuple[float, float | None]:
     """Alternate ours and the peer for a few rounds and keep each one's best, so that a
     burst of load on the machine does not land on one side only."""
-    best_ours, best_peer = 0.0, None if peer is None else 0.0
+    best_ours, best_peer = 0.0, 0.0
     for round_ in range(args.rounds):
         best_ours = max(best_ours, ours(args.seconds, args.seed + round_))
         if peer is not None:
             best_peer = max(best_peer, peer(args.seconds, args.seed + round_))
-    return best_ours, best_peer
+    return best_ours, None if peer is None else best_peer
 
 
 def aec_steps_per_second(env: Any, seconds: float, seed: int) -> float:

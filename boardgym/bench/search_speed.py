@@ -23,6 +23,7 @@ import argparse
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -85,15 +86,15 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
     for row in rows:
         game = make_game(row.game, **row.params)
         sides: dict[str, Callable[[float, int], float] | None] = {
-            "ours": lambda s, seed, g=game: our_mcts_rate(g, s, seed, game_playouts=True),
-            "generic": lambda s, seed, g=game: our_mcts_rate(g, s, seed, game_playouts=False),
+            "ours": partial(our_mcts_rate, game, game_playouts=True),
+            "generic": partial(our_mcts_rate, game, game_playouts=False),
             "python": None,
             "cpp": None,
         }
         if pyspiel is not None:
             peer = pyspiel.load_game(row.openspiel)
-            sides["python"] = lambda s, seed, g=peer: openspiel_python_rate(g, s, seed)
-            sides["cpp"] = lambda s, seed, g=peer: openspiel_cpp_rate(g, s, seed)
+            sides["python"] = partial(openspiel_python_rate, peer)
+            sides["cpp"] = partial(openspiel_cpp_rate, peer)
         best = _best_of(sides, args)
         ours, generic, py, cpp = best["ours"], best["generic"], best["python"], best["cpp"]
         print(

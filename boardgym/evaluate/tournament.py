@@ -24,7 +24,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -341,7 +341,7 @@ def _play_all(
     workers: int,
     record_moves: bool,
     start_method: str | None,
-) -> Iterator[PlayedGame]:
+) -> Generator[PlayedGame, None, None]:
     if not todo:
         return
     if workers == 1 or len(todo) == 1:

@@ -285,9 +285,17 @@ def _measure(
     me.spec = "alphazero"
     results = run.measure(me, {parse_spec(spec)[0]: spec for spec in opponents}, seed=seed)
     # Two greedy networks would replay the same two games: both draw their first two moves.
-    opening = {"simulations": config.eval_simulations, "c_puct": config.c_puct, "temperature": 1.0}
-    me = AlphaZeroAgent(run.game, network=network, temperature_moves=2, **opening)
-    old = AlphaZeroAgent(run.game, network=previous, temperature_moves=2, **opening)
+    me, old = (
+        AlphaZeroAgent(
+            run.game,
+            network=net,
+            simulations=config.eval_simulations,
+            c_puct=config.c_puct,
+            temperature=1.0,
+            temperature_moves=2,
+        )
+        for net in (network, previous)
+    )
     me.spec, old.spec = "alphazero", "alphazero-previous"
     results.update(run.measure(me, {"previous": old}, seed=seed))
     return results

@@ -63,6 +63,7 @@ def make_episode(game: Game, table: ValueTable, rand: random.Random, alpha: floa
         while not is_terminal(state):
             player = current_player(state)
             if seat is not None and player != seat:
+                assert opponent is not None  # a seat is given only against a fixed agent
                 state = apply(state, opponent.act(game, state))
                 continue
             entry = rows.get(state)

@@ -106,8 +106,8 @@ def train(config: Config) -> Path:
         seat = None if config.seat == "random" else int(config.seat)
         env_id = f"boardgym/{GAMES[game.name].gym_name}-v0"
 
-        def make_env(index: int):
-            def build():
+        def make_env(index: int) -> Callable[[], gym.Env]:
+            def build() -> gym.Env:
                 opponent: Any = config.opponent
                 if opponent == "self":
                     opponent = PoolOpponent(game, pool, config.pool_random, seed=config.seed * 1000 + index)
@@ -204,7 +204,7 @@ class Periodic(BaseCallback):
     """Moves the run's step counter with SB3's, and runs each task when the step count
     crosses a multiple of its period."""
 
-    def __init__(self, run: TrainingRun, config: Config, tasks: dict[str, Callable[[], None]]) -> None:
+    def __init__(self, run: TrainingRun, config: Config, tasks: dict[str, Callable[[], object]]) -> None:
         super().__init__()
         self.run = run
         periods = {"eval": config.eval_every, "checkpoint": config.checkpoint_every}

@@ -87,6 +87,10 @@ def make_episode(game: Game, table: ValueTable, rand: random.Random, alpha: floa
             values[i] += alpha * (target - values[i])
             actions, values = next_actions, next_values
 
+    if opponent is None:
+        return self_play
+    rival: Agent = opponent
+
     def versus(epsilon: float, index: int) -> tuple[float, ...]:
         seat = index % 2
         state = game.initial_state()
@@ -101,14 +105,14 @@ def make_episode(game: Game, table: ValueTable, rand: random.Random, alpha: floa
                 pending = (values, i)
                 state = apply(state, actions[i])
             else:
-                state = apply(state, opponent.act(game, state))
+                state = apply(state, rival.act(game, state))
         result = returns(state)[seat]
         if pending is not None:
             last_values, last = pending
             last_values[last] += alpha * (result - last_values[last])
         return (result, -result)
 
-    return self_play if opponent is None else versus
+    return versus
 
 
 if __name__ == "__main__":
