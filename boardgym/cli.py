@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from boardgym import __version__
 from boardgym.agents.registry import AGENTS, make_agent
@@ -138,12 +138,9 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
 
 
 def _train(args: argparse.Namespace, extra: list[str]) -> int:
-    if args.method is None or args.method in ("-h", "--help"):
-        print("usage: boardgym train METHOD --game GAME [options]   (boardgym train METHOD --help for the options)")
-        print("methods:", ", ".join(METHODS) or "(none yet)")
-        return 0
-    run = lookup(METHODS, args.method, "training method").load()
-    return int(run(extra, prog=f"boardgym train {args.method}") or 0)
+    return _run_entry(
+        METHODS, args.method, extra, command="train", kind="training method", usage="METHOD --game GAME [options]"
+    )
 
 
 # -- bench --------------------------------------------------------------------------------------
@@ -154,13 +151,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
 
 
 def _bench(args: argparse.Namespace, extra: list[str]) -> int:
-    if args.which is None or args.which in ("-h", "--help"):
-        print("usage: boardgym bench BENCH [options]   (boardgym bench BENCH --help for the options)")
-        for name, entry in BENCHES.items():
-            print(f"  {name:<10} {entry.summary}")
-        return 0
-    run = lookup(BENCHES, args.which, "benchmark").load()
-    return int(run(extra, prog=f"boardgym bench {args.which}") or 0)
+    return _run_entry(BENCHES, args.which, extra, command="bench", kind="benchmark", usage="BENCH [options]")
 
 
 # -- solve --------------------------------------------------------------------------------------
@@ -173,13 +164,22 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
 def _solve(args: argparse.Namespace, extra: list[str]) -> int:
     from boardgym.solve import SOLVERS
 
-    if args.puzzle is None or args.puzzle in ("-h", "--help"):
-        print("usage: boardgym solve PUZZLE [options]   (boardgym solve PUZZLE --help for the options)")
-        for name, entry in SOLVERS.items():
-            print(f"  {name:<10} {entry.summary}")
+    return _run_entry(SOLVERS, args.puzzle, extra, command="solve", kind="puzzle", usage="PUZZLE [options]")
+
+
+def _run_entry(
+    table: Mapping[str, Entry], name: str | None, extra: list[str], *, command: str, kind: str, usage: str
+) -> int:
+    """``boardgym COMMAND NAME ...``: run the ``main(argv, prog)`` that ``table[name]`` names,
+    or list the table when no name (or only --help) is given."""
+    if name is None or name in ("-h", "--help"):
+        word = usage.split()[0]
+        print(f"usage: boardgym {command} {usage}   (boardgym {command} {word} --help for the options)")
+        for key, entry in table.items():
+            print(f"  {key:<12} {entry.summary}")
         return 0
-    run = lookup(SOLVERS, args.puzzle, "puzzle").load()
-    return int(run(extra, prog=f"boardgym solve {args.puzzle}") or 0)
+    run = lookup(table, name, kind).load()
+    return int(run(extra, prog=f"boardgym {command} {name}") or 0)
 
 
 # -- evaluate -----------------------------------------------------------------------------------

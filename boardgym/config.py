@@ -19,6 +19,7 @@ import typing
 from pathlib import Path
 from typing import Any, TypeVar
 
+from boardgym.registry import parse_value
 from boardgym.runs import atomic_write_text
 from boardgym.types import BoardgymError
 
@@ -79,7 +80,7 @@ def config_from_args(config_cls: type[C], args: argparse.Namespace) -> C:
         if field.name == GAME_PARAMS:
             value = " ".join(value) if value else field.default
         elif _base_type(hints[field.name]) is tuple and isinstance(value, str):
-            value = tuple(_parse_item(v) for v in value.split(",") if v.strip())
+            value = parse_value(value, hints[field.name], name="--" + field.name.replace("_", "-"))
         values[field.name] = value
     return config_cls(**values)
 
@@ -117,13 +118,3 @@ def _base_type(annotation: Any) -> type:
     if origin is tuple or annotation is tuple:
         return tuple
     return annotation if isinstance(annotation, type) else str
-
-
-def _parse_item(text: str) -> Any:
-    text = text.strip()
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text

@@ -165,7 +165,10 @@ class Cup:
         of a pair start from the same ``openings`` random plies, each side moving first once."""
         score = 0
         for depth in self.depths:
-            players = (weighted_minimax(self.game, first.tolist(), depth), weighted_minimax(self.game, second.tolist(), depth))
+            players = (
+                weighted_minimax(self.game, first.tolist(), depth),
+                weighted_minimax(self.game, second.tolist(), depth),
+            )
             for _ in range(self.pairs):
                 start = self.opening(rng)
                 for seat in (0, 1):
