@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 
 from boardgym import __version__
 from boardgym.agents.registry import AGENTS, make_agent
+from boardgym.evaluate.tournament import BACKENDS as TOURNAMENT_BACKENDS
 from boardgym.games import GAMES, make_game, parse_game_params
 from boardgym.registry import Entry, lookup
 from boardgym.train import METHODS
@@ -199,7 +200,26 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
         help='agent specs, e.g. random perfect "mcts:simulations=200"',
     )
     parser.add_argument("--games", type=int, default=100, help="games per pairing (per agent for puzzles), default 100")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU cores, at most 8)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes (default: CPU cores, at most 8); with --backend ray and no --address, "
+        "the CPUs of the Ray started here",
+    )
+    parser.add_argument(
+        "--backend",
+        default="local",
+        choices=list(TOURNAMENT_BACKENDS),
+        help="where games are played: " + "; ".join(f"{k}: {v}" for k, v in TOURNAMENT_BACKENDS.items()),
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: the cluster (auto, HOST:PORT of the head, ray://HOST:10001); default: "
+        "$RAY_ADDRESS, else a Ray started on this machine (docs/cluster.md)",
+    )
     parser.add_argument(
         "--seed", type=int, default=0, help="tournament seed; each game's seeds derive from it (default 0)"
     )
@@ -236,6 +256,8 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
             game_params=parse_game_params(args.param),
             gauntlet=args.gauntlet,
             resume=args.resume,
+            backend=args.backend,
+            address=args.address,
         )
     except KeyboardInterrupt:
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
