@@ -190,6 +190,6 @@ def _task_result(ray: Any, ref: Any, max_retries: int) -> list[Any]:
         raise
     except ray.exceptions.WorkerCrashedError:
         raise BoardgymError(
-            f"a Ray worker died {max_retries + 1} times on the same task; the Ray logs "
+            f"the Ray worker running one task died on every attempt ({max_retries + 1}); the Ray logs "
             "(/tmp/ray/session_latest/logs on each node) say why"
         ) from None

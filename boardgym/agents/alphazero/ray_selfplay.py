@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from boardgym.agents.alphazero.agent import resolve_device
 from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
 from boardgym.agents.alphazero.workers import merge_results, play_share, split_games
@@ -37,13 +38,15 @@ MAX_RESTARTS = 3
 
 class SelfPlayActor:
     """One self-play actor (made a Ray actor by ``RaySelfPlayPool``): the game, built once, and
-    the device it was given."""
+    its device: ``cuda`` when it was given a GPU share (``device="cuda"``), else ``cpu``."""
 
     def __init__(self, game_name: str, game_params: dict[str, Any], device: str, amp: bool) -> None:
         torch.set_num_threads(1)  # one CPU per actor; the search is Python-bound
         self.game = make_game(game_name, **game_params)
-        self.device = device
-        self.amp = amp and device == "cuda"
+        # Given a GPU share, Ray has set CUDA_VISIBLE_DEVICES to it; a node whose torch has no
+        # CUDA plays on its CPU rather than failing.
+        self.device = str(resolve_device("auto")) if device == "cuda" else "cpu"
+        self.amp = amp and self.device == "cuda"
 
     def play(
         self,
@@ -69,7 +72,8 @@ class RaySelfPlayPool:
     ``play``/``close`` as ``SelfPlayPool``. ``device``: ``auto`` or ``cuda`` gives each actor a
     GPU share where the cluster has GPUs, ``cpu`` never; ``address`` and ``num_cpus`` (of a Ray
     started here) as ``boardgym.cluster`` reads them. ``actor_class`` replaces ``SelfPlayActor``
-    (a subclass, e.g. one that fails on purpose in a test)."""
+    (a subclass, e.g. one that fails on purpose in a test). The pool is ready when every actor
+    has started; one still waiting for a free CPU after ``start_timeout`` seconds is an error."""
 
     def __init__(
         self,
@@ -82,6 +86,7 @@ class RaySelfPlayPool:
         num_cpus: int | None = None,
         max_restarts: int = MAX_RESTARTS,
         actor_class: type[SelfPlayActor] = SelfPlayActor,
+        start_timeout: float = 600.0,
     ) -> None:
         if actors < 1:
             raise BoardgymError(f"--actors {actors} must be at least 1")
@@ -89,6 +94,7 @@ class RaySelfPlayPool:
         self.max_restarts = max_restarts
         self.reasked = 0
         """Shares asked again because their actor died, over the pool's life."""
+        self.actors: list[Any] = []
         self.session = connect_ray(address, num_cpus=num_cpus)
         self.ray = self.session.ray
         try:
@@ -106,9 +112,23 @@ class RaySelfPlayPool:
             )
             self._new_actor = lambda: remote.remote(game.name, game.params(), actor_device, amp)
             self.actors = [self._new_actor() for _ in range(actors)]
+            self._wait_until_started(start_timeout)
         except BaseException:
-            self.session.close()
+            self.close()
             raise
+
+    def _wait_until_started(self, timeout: float) -> None:
+        started, waiting = self.ray.wait(
+            [actor.where.remote() for actor in self.actors], num_returns=len(self.actors), timeout=timeout
+        )
+        if waiting:
+            free = self.ray.available_resources().get("CPU", 0.0)
+            raise BoardgymError(
+                f"{len(waiting)} of {len(self.actors)} self-play actors did not start within {timeout:g} s; the Ray "
+                f"cluster has {free:g} CPUs free (other jobs may hold the rest): ask for fewer --actors or free them"
+            )
+        for ref in started:
+            self.ray.get(ref)  # an actor that failed to start says why
 
     def play(
         self, network: AlphaZeroNet, num_games: int, *, parallel: int, settings: SelfPlaySettings, seed: tuple[int, ...]
@@ -161,3 +181,9 @@ class RaySelfPlayPool:
                 self.ray.kill(actor)
         self.actors = []
         self.session.close()
+
+    def __enter__(self) -> RaySelfPlayPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
