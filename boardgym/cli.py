@@ -23,6 +23,10 @@ BENCHES: dict[str, Entry] = {
     "search": Entry(
         "boardgym.bench.search_speed:main", "MCTS simulations/s and alpha-beta nodes/s vs OpenSpiel's MCTSBot"
     ),
+    "selfplay": Entry(
+        "boardgym.bench.selfplay_speed:main",
+        "AlphaZero self-play positions/s here and on Ray actors; the cluster cost model's figures",
+    ),
 }
 
 

@@ -133,5 +133,7 @@ def test_more_actors_than_cpus_is_refused(ray_with_a_gpu) -> None:
 
 
 def test_actors_that_find_no_free_cpu_are_an_error_not_a_wait(pool, ray_with_a_gpu) -> None:
-    with pytest.raises(BoardgymError, match="of 2 self-play actors did not start within 0.5 s; the Ray cluster has . CPUs free"):
+    with pytest.raises(
+        BoardgymError, match="of 2 self-play actors did not start within 0.5 s; the Ray cluster has . CPUs free"
+    ):
         RaySelfPlayPool(2, GAME, device="cpu", start_timeout=0.5)  # the module's pool holds two of the three
