@@ -192,8 +192,9 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "evaluate",
         help="tournament between agents: leaderboard, Elo and TrueSkill, plots",
-        description="Round robin (or gauntlet) between agent specs, seats alternated, in worker processes; "
-        "writes report.md, summary.json, results.jsonl and png plots to runs/GAME/evaluate/RUN-NAME/.",
+        description="Round robin (or gauntlet) between agent specs, seats alternated, in worker processes "
+        "(or Ray tasks: --backend ray); writes report.md, summary.json, results.jsonl and png plots to "
+        "runs/GAME/evaluate/RUN-NAME/.",
     )
     add_game_arguments(parser)
     parser.add_argument(

@@ -5,8 +5,8 @@ For each game, in one run and with one network and one set of search settings:
 - **self-play positions per second** of each source the trainer can use: this process (the
   local trainer's ``--workers 1``), two worker processes (``--workers 2``) and Ray actors
   (``--backend ray --actors 1`` and ``2``, on a Ray started here). Every source plays the same
-  number of games per round, split as the trainer splits them; a warm-up round first (process
-  start, imports), then the best of ``--rounds`` timed rounds;
+  games per round, split as the trainer splits them; after a warm-up round the sources take
+  turns, round after round, and each keeps its best of ``--rounds``;
 - **the cost model's inputs** (docs/cluster.md): bytes of the pickled state_dict sent per
   iteration, bytes per position (observation planes + policy + value as float32, and as Ray
   actually sends them: the state, the visit policy and the result), and the learner's
@@ -15,7 +15,7 @@ For each game, in one run and with one network and one set of search settings:
   core but one), with a GPU learner assumed to train ``--gpu-samples-per-s`` samples per second
   (an assumption, not a measurement: no GPU here) and ``--gbit`` Gbit/s at the learner.
 
-    boardgym bench selfplay [--games tictactoe connect_four] [--rounds 2] [--sources local workers2 ray1 ray2]
+    boardgym bench selfplay [--games tictactoe connect_four] [--rounds 3] [--sources local workers2 ray1 ray2]
 """
 
 from __future__ import annotations
@@ -99,8 +99,8 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=["tictactoe", "connect_four"], help="games to measure")
     parser.add_argument("--sources", nargs="+", default=list(SOURCES), choices=SOURCES, help="self-play sources")
-    parser.add_argument("--rounds", type=int, default=2, help="timed rounds per source (after a warm-up round)")
-    parser.add_argument("--games-per-round", type=int, default=16, help="self-play games per round, split over workers")
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds per source (after a warm-up round)")
+    parser.add_argument("--games-per-round", type=int, default=32, help="self-play games per round, split over workers")
     parser.add_argument("--simulations", type=int, default=48, help="PUCT simulations per move (the trainer's default)")
     parser.add_argument("--blocks", type=int, default=2, help="residual blocks (the trainer's default)")
     parser.add_argument("--channels", type=int, default=32, help="channels (the trainer's default)")
@@ -144,38 +144,41 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
 def _selfplay_speeds(
     game: Game, network: AlphaZeroNet, settings: SelfPlaySettings, args: argparse.Namespace
 ) -> tuple[dict[str, float], SelfPlayResult]:
-    """Best positions/s of each source, and one round's result (for the bytes)."""
-    speeds: dict[str, float] = {}
-    sample = SelfPlayResult()
+    """Best positions/s of each source over alternating rounds (a burst of load elsewhere on
+    the machine then lands on every source alike), and one round's result (for the bytes)."""
     labels = {
         "local": "local --workers 1",
         "workers2": "local --workers 2",
         "ray1": "ray --actors 1",
         "ray2": "ray --actors 2",
     }
-    for source in args.sources:
-        pool = _source(source, game)
-        try:
-            best = 0.0
-            for round_ in range(args.rounds + 1):  # round 0 warms up
+    ray_cpus = sum(int(source[3:]) for source in args.sources if source.startswith("ray"))
+    pools: dict[str, SelfPlaySource | None] = {}
+    best = dict.fromkeys(args.sources, 0.0)
+    sample = SelfPlayResult()
+    try:
+        for source in args.sources:
+            pools[source] = _source(source, game, ray_cpus)
+        for round_ in range(args.rounds + 1):  # round 0 warms up
+            for source, pool in pools.items():
                 played = _play(pool, game, network, settings, args.games_per_round, (args.seed, round_))
                 if round_ > 0:
-                    best = max(best, len(played.positions) / max(played.seconds, 1e-9))
+                    best[source] = max(best[source], len(played.positions) / max(played.seconds, 1e-9))
                 sample = played
-        finally:
+    finally:
+        for pool in reversed(pools.values()):  # the Ray pool that started Ray closes last
             if pool is not None:
                 pool.close()
-        speeds[labels[source]] = best
-    return speeds, sample
+    return {labels[source]: speed for source, speed in best.items()}, sample
 
 
-def _source(source: str, game: Game) -> SelfPlaySource | None:
+def _source(source: str, game: Game, ray_cpus: int) -> SelfPlaySource | None:
     if source == "workers2":
         return SelfPlayPool(2, game, "cpu", False)
     if source.startswith("ray"):
         from boardgym.agents.alphazero.ray_selfplay import RaySelfPlayPool
 
-        return RaySelfPlayPool(int(source[3:]), game, device="cpu", amp=False, num_cpus=2)
+        return RaySelfPlayPool(int(source[3:]), game, device="cpu", amp=False, num_cpus=ray_cpus)
     return None
 
 

@@ -428,10 +428,12 @@ def _play_on_ray(
     """``todo`` as Ray tasks (``boardgym.cluster.imap_chunks``: a task whose worker dies is
     played again, its chunk's games all together or not at all), each task playing its chunk
     with the same ``_Table`` as the local workers, built once per Ray worker process. Agent
-    objects travel pickled: their classes must be importable on every node."""
+    objects travel pickled: their classes must be importable on every node. Relative paths in
+    specs (``checkpoint=runs/...``) are read from this process's folder, on every machine
+    where that folder exists (a shared file system)."""
     from boardgym.cluster import imap_chunks
 
-    table = (uuid.uuid4().hex, game.name, game_params, list(specs), seed)
+    table = (uuid.uuid4().hex, game.name, game_params, list(specs), seed, os.getcwd())
     yield from imap_chunks(_play_table_chunk, table, todo, args=(record_moves,), address=address, num_cpus=workers)
 
 
@@ -439,12 +441,14 @@ _RAY_TABLE: tuple[str, _Table] | None = None
 
 
 def _play_table_chunk(
-    table: tuple[str, str, dict[str, Any], list[str | Agent], int], fixtures: list[Fixture], record_moves: bool
+    table: tuple[str, str, dict[str, Any], list[str | Agent], int, str], fixtures: list[Fixture], record_moves: bool
 ) -> list[PlayedGame]:
     """One Ray task: ``fixtures`` played at the table that ``table`` describes (its first item
     names the tournament), built on the first task of this tournament in the process."""
     global _RAY_TABLE
-    key, game_name, game_params, specs, seed = table
+    key, game_name, game_params, specs, seed, folder = table
+    if os.path.isdir(folder):  # agents load their files lazily, at their first game
+        os.chdir(folder)
     if _RAY_TABLE is None or _RAY_TABLE[0] != key:
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         _RAY_TABLE = (key, _Table(game_name, game_params, specs, seed))

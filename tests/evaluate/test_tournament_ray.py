@@ -127,3 +127,14 @@ def test_backend_and_address_mistakes_are_explained(tmp_path: Path, capsys) -> N
     with pytest.raises(SystemExit):
         main(["evaluate", "tictactoe", "--agents", "random", "random", "--backend", "spark"])
     assert "invalid choice: 'spark'" in capsys.readouterr().err
+
+
+def test_relative_checkpoint_paths_are_read_from_the_caller_s_folder(ray_local, tmp_path: Path, monkeypatch) -> None:
+    from boardgym.train.qlearning import Config, train
+
+    monkeypatch.chdir(tmp_path)  # after Ray started elsewhere: its workers sit in another folder
+    train(Config(episodes=200, run_name="q", progress=False, eval_games=2))
+    spec = "qlearning:checkpoint=runs/tictactoe/qlearning/q/final.pt"
+    on_ray = run_tournament("tictactoe", [spec, "random"], 2, seed=1, progress=False, backend="ray")
+    local = run_tournament("tictactoe", [spec, "random"], 2, workers=1, seed=1, progress=False)
+    assert by_index(on_ray) == by_index(local)
