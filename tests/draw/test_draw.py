@@ -103,7 +103,7 @@ def test_coordinates_caption_and_last_move(name: str) -> None:
         assert label in labels, f"{name}: no label {label!r} in {labels}"
     caption = [e.text for e in root.iter(f"{SVG}text") if e.get("class") == "caption"]
     assert caption and caption[0]
-    assert root.find(f".//*[@class='last-move']") is not None
+    assert root.find(".//*[@class='last-move']") is not None
     assert parse(draw.svg(game, game.initial_state())).find(".//*[@class='last-move']") is None
 
 
