@@ -1,4 +1,4 @@
-"""The ``boardgym`` command: list, play, train, evaluate, solve, bench.
+"""The ``boardgym`` command: list, play, render, serve, replay, train, evaluate, solve, bench.
 
 Each subcommand is an ``_add_<name>`` function that declares its parser and handler; a new
 subcommand is one more such function and one line in ``COMMANDS``.
@@ -9,13 +9,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from boardgym import __version__
 from boardgym.agents.registry import AGENTS, make_agent
+from boardgym.game import Game
 from boardgym.games import GAMES, make_game, parse_game_params
 from boardgym.registry import Entry, lookup
 from boardgym.train import METHODS
-from boardgym.types import BoardgymError
+from boardgym.types import Action, BoardgymError, IllegalActionError
 
 BENCHES: dict[str, Entry] = {
     "envs": Entry("boardgym.bench.env_speed:main", "random play: our AEC envs and rules vs PettingZoo and OpenSpiel"),
@@ -129,6 +132,84 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
         return 0
     print("you win" if result > 0 else "you lose" if result < 0 else "draw")
     return 0
+
+
+# -- render ------------------------------------------------------------------------------------
+def _add_render(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "render",
+        help="draw a position as SVG or PNG: boardgym render GAME --moves 'b2 a1' -o board.png",
+        description="Play the given moves from the start and write the picture of the position (the last move "
+        "marked) to an .svg or .png file.",
+    )
+    add_game_arguments(parser)
+    parser.add_argument(
+        "--moves",
+        default="",
+        metavar="MOVES",
+        help="moves in the game's typed notation, comma or space separated (e.g. 'b2 a1 c3', '2:3,1:1', '5,4 6,3')",
+    )
+    parser.add_argument("-o", "--output", required=True, metavar="FILE", help="board.svg or board.png")
+    parser.add_argument("--scale", type=float, default=1.0, help="PNG pixels per SVG unit (default 1; 2 for sharper)")
+    parser.set_defaults(handler=_render)
+
+
+def _render(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardgym.draw import show
+
+    game = make_game(args.game, **parse_game_params(args.param))
+    state, history = play_moves(game, args.moves)
+    path = Path(args.output)
+    if path.suffix.lower() not in (".svg", ".png"):
+        raise BoardgymError(f"cannot write a picture to {args.output!r}: name a .svg or a .png file")
+    show(game, state, history).save(path, scale=args.scale)
+    print(f"{path}: {game.name} after {len(history)} move(s)")
+    return 0
+
+
+def play_moves(game: Game, text: str) -> tuple[Any, list[Action]]:
+    """Play ``text`` (moves in the game's typed notation, separated by commas or spaces) from
+    the start; returns the position and the actions. A move that cannot be played is refused
+    in one sentence naming it and the legal moves. A notation with a comma inside (Rastros's
+    ``5,4``) is read whole first; where a piece between commas is no move, it is read
+    together with the next."""
+    state, history = game.initial_state(), []
+    for token in text.split():
+        pieces, whole_error = [token], None
+        if not game.is_terminal(state) and "," in token:
+            try:
+                game.parse_action(state, token)
+            except IllegalActionError as error:
+                pieces, whole_error = [piece for piece in token.split(",") if piece], error
+        i = 0
+        while i < len(pieces):
+            if game.is_terminal(state):
+                raise _bad_move(game, state, len(history), pieces[i], None)
+            try:
+                action, used = game.parse_action(state, pieces[i]), 1
+            except IllegalActionError as error:
+                try:
+                    if i + 1 >= len(pieces):
+                        raise
+                    action, used = game.parse_action(state, f"{pieces[i]},{pieces[i + 1]}"), 2
+                except IllegalActionError:
+                    if i == 0 and whole_error is not None:  # the token as typed was no move
+                        raise _bad_move(game, state, len(history), token, whole_error) from None
+                    raise _bad_move(game, state, len(history), pieces[i], error) from None
+            state = game.apply(state, action)
+            history.append(action)
+            i += used
+    return state, history
+
+
+def _bad_move(game: Game, state: Any, played: int, text: str, error: Exception | None) -> BoardgymError:
+    if error is None or game.is_terminal(state):
+        return BoardgymError(f"move {played + 1} ({text!r}) comes after the end of the game; drop it and the rest")
+    message = str(error)
+    if "legal moves" not in message:
+        legal = ", ".join(game.action_to_str(state, a) for a in game.legal_actions(state))
+        message += f"; legal moves: {legal}"
+    return BoardgymError(f"move {played + 1} ({text!r}): {message}")
 
 
 # -- train --------------------------------------------------------------------------------------
@@ -257,6 +338,7 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_list,
     _add_play,
+    _add_render,
     _add_train,
     _add_bench,
     _add_solve,
