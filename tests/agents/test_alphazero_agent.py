@@ -88,3 +88,15 @@ def test_temperature_moves_samples_only_the_opening(tmp_path: Path) -> None:
         replies.add(agent.act(game, later))
     assert len(openings) > 1  # drawn in proportion to visits
     assert len(replies) == 1  # greedy from the second move on
+
+
+def test_last_info_shows_visits_or_the_policy(tmp_path: Path) -> None:
+    game = make_game("tictactoe")
+    path = _checkpoint(tmp_path, game)
+    searcher = make_agent(f"alphazero:checkpoint={path},simulations=16", game, seed=0)
+    searcher.act(game, game.initial_state())
+    assert sum(searcher.last_info["visits"].values()) == 16 and -1 <= searcher.last_info["value"] <= 1
+    policy_only = make_agent(f"alphazero:checkpoint={path},simulations=0", game, seed=0)
+    policy_only.act(game, game.initial_state())
+    assert set(policy_only.last_info["policy"]) == set(range(9))
+    assert sum(policy_only.last_info["policy"].values()) == pytest.approx(1.0, abs=1e-4)
