@@ -212,6 +212,77 @@ def _bad_move(game: Game, state: Any, played: int, text: str, error: Exception |
     return BoardgymError(f"move {played + 1} ({text!r}): {message}")
 
 
+# -- serve -------------------------------------------------------------------------------------
+def _add_serve(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "serve",
+        help="a local web page to play any game against any agent (needs the web extra)",
+        description="Serve a page to play every game, with its parameters, against built-in agent specs and the "
+        "checkpoints named here; agents think in worker processes under a per-move time cap. Binds 127.0.0.1.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--checkpoint",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="offer a trained agent as @NAME (repeatable); the page never sees the path",
+    )
+    parser.add_argument("--workers", type=int, default=2, help="agent worker processes (default 2)")
+    parser.add_argument("--move-seconds", type=float, default=10.0, help="cap on one agent move (default 10 s)")
+    parser.add_argument("--max-games", type=int, default=200, help="games held at once (default 200)")
+    parser.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardgym.web.app import serve
+
+    serve(
+        args.host,
+        args.port,
+        args.checkpoint,
+        workers=args.workers,
+        move_seconds=args.move_seconds,
+        max_sessions=args.max_games,
+    )
+    return 0
+
+
+# -- replay ------------------------------------------------------------------------------------
+def _add_replay(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "replay",
+        help="write an HTML replay of a game record: boardgym replay game.json|results.jsonl [-o out.html]",
+        description="Write a self-contained HTML page that steps through a game (buttons or arrow keys), with each "
+        "move's time: from a record saved by `boardgym serve` or `boardgym evaluate --save-games`, or one game of "
+        "a tournament's results.jsonl.",
+    )
+    parser.add_argument("file", metavar="FILE", help="a game record .json, or a tournament's results.jsonl")
+    parser.add_argument("--game", type=int, default=None, metavar="K", help="game index in a results.jsonl")
+    parser.add_argument("-o", "--output", default=None, metavar="FILE", help="the page (default: beside FILE)")
+    parser.set_defaults(handler=_replay)
+
+
+def _replay(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardgym.evaluate.records import load_record
+    from boardgym.web.replay import write_replay
+
+    record = load_record(args.file, args.game)
+    source = Path(args.file)
+    if args.output is not None:
+        output = Path(args.output)
+    elif source.suffix == ".jsonl":
+        output = source.with_name(f"replay-game-{args.game if args.game is not None else 'first'}.html")
+    else:
+        output = source.with_suffix(".html")
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise BoardgymError(f"cannot write a replay to {str(output)!r}: name an .html file")
+    write_replay(record, output)
+    print(f"{output}: {record.game}, {len(record.moves)} moves")
+    return 0
+
+
 # -- train --------------------------------------------------------------------------------------
 def _add_train(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("train", help="train an agent: boardgym train METHOD --game GAME [options]", add_help=False)
@@ -295,6 +366,14 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--gauntlet", action="store_true", help="only the first agent plays each of the others")
     parser.add_argument("--no-plots", action="store_true", help="skip the png plots")
+    parser.add_argument(
+        "--save-games",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep each move's time for the first N games and write them to games/game-INDEX.json "
+        "(watch one with boardgym replay)",
+    )
     parser.set_defaults(handler=_evaluate)
 
 
@@ -318,6 +397,7 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
             game_params=parse_game_params(args.param),
             gauntlet=args.gauntlet,
             resume=args.resume,
+            save_games=args.save_games,
         )
     except KeyboardInterrupt:
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
@@ -339,6 +419,8 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_list,
     _add_play,
     _add_render,
+    _add_serve,
+    _add_replay,
     _add_train,
     _add_bench,
     _add_solve,

@@ -7,7 +7,9 @@ One description serves every output: ``Canvas.svg()`` is the picture for a page 
 Targets: each legal action is one SVG element with ``class="target"``,
 ``data-action="<int>"`` and ``data-move="<typed move>"``, painted fully transparent, so a
 picture looks the same with or without them and a page's CSS can highlight them (``.target``)
-and its script can click them. Overlays (e.g. a search's visit shares) are drawn at each
+and its script can click them. Moves that are not legal here (a taken cell, a full column)
+get a transparent ``class="spot"`` element with only ``data-move``, so that a page can ask the
+rules why a click there is refused. Overlays (e.g. a search's visit shares) are drawn at each
 action's anchor point inside ``<g class="overlay">``.
 """
 
@@ -38,6 +40,7 @@ class Target:
     tag: str
     attrs: tuple[tuple[str, str], ...]
     anchor: tuple[float, float]
+    overlap: bool = False
 
 
 class Canvas:
@@ -54,6 +57,7 @@ class Canvas:
         self.background = background
         self.elements: list[str] = []
         self.targets: list[Target] = []
+        self.spots: list[tuple[str, str, tuple[tuple[str, str], ...]]] = []
         self.caption = ""
 
     # -- shapes -------------------------------------------------------------------------------
@@ -94,9 +98,32 @@ class Canvas:
         self.add("text", text, x=x, y=y + 0.35 * size, font_size=size, font_family=FONT, **attrs)
 
     # -- moves --------------------------------------------------------------------------------
-    def target(self, action: int, move: str, tag: str, anchor: tuple[float, float], **attrs: object) -> None:
-        """The clickable element of a legal ``action`` (shape ``tag`` with ``attrs``)."""
-        self.targets.append(Target(int(action), move, tag, tuple(_attrs(attrs)), anchor))
+    def target(
+        self, action: int, move: str, tag: str, anchor: tuple[float, float], overlap: bool = False, **attrs: object
+    ) -> None:
+        """The clickable element of a legal ``action`` (shape ``tag`` with ``attrs``);
+        ``overlap`` marks targets that lie over one another (class ``target overlap``), which a
+        page highlights more faintly."""
+        self.targets.append(Target(int(action), move, tag, tuple(_attrs(attrs)), anchor, overlap))
+
+    def spot(self, move: str, tag: str, **attrs: object) -> None:
+        """Where a move that is not legal now would be clicked (see the module docstring)."""
+        self.spots.append((move, tag, tuple(_attrs(attrs))))
+
+    def target_or_spot(
+        self,
+        legal: bool,
+        action: int,
+        move: str,
+        tag: str,
+        anchor: tuple[float, float],
+        overlap: bool = False,
+        **attrs: object,
+    ) -> None:
+        if legal:
+            self.target(action, move, tag, anchor, overlap, **attrs)
+        else:
+            self.spot(move, tag, **attrs)
 
     def last_move_ring(self, cx: float, cy: float, r: float) -> None:
         """The mark of the last move: an orange ring."""
@@ -135,12 +162,15 @@ class Canvas:
         )
         if overlay:
             parts.append(self._overlay(overlay))
-        if targets and self.targets:
+        if targets and (self.targets or self.spots):
             parts.append('<g class="targets">')
+            for move, tag, attrs in self.spots:
+                spot = [*attrs, ("class", "spot"), ("data-move", move), ("fill", "#000000"), ("fill-opacity", "0")]
+                parts.append(_element(tag, spot, None))
             for target in self.targets:
                 attrs = [
                     *target.attrs,
-                    ("class", "target"),
+                    ("class", "target overlap" if target.overlap else "target"),
                     ("data-action", str(target.action)),
                     ("data-move", target.move),
                     ("fill", TARGET),
@@ -185,7 +215,9 @@ class Canvas:
                     None,
                 )
             )
-            label = f"{100 * share:.0f}%" if share >= 0.005 else "<1%"
+            if share < 0.03 and not best:  # many small shares: their circles say enough
+                continue
+            label = f"{100 * share:.0f}%"
             for colour, width in (("#ffffff", 3), (INK, 0)):  # a white halo keeps the text readable
                 out.append(
                     _element(

@@ -54,9 +54,11 @@ def draw(game: ConnectFour, state: ConnectFourState, history: Sequence[Action] =
                 stroke_linecap="round",
                 class_="winning-line",
             )
-    for column in game.legal_actions(state):
-        landing = min(r for r in range(ROWS) if grid[r][column] < 0)
-        canvas.target(
+    legal = set(game.legal_actions(state))
+    for column in range(COLUMNS):
+        landing = min((r for r in range(ROWS) if grid[r][column] < 0), default=ROWS - 1)
+        canvas.target_or_spot(
+            column in legal,
             column,
             game.action_to_str(state, column),
             "rect",

@@ -77,22 +77,18 @@ def draw(game: Hex, state: HexState, history: Sequence[Action] = ()) -> Canvas:
         cell = _last_cell(game, state, history[-1])
         if cell is not None:
             canvas.last_move_ring(*centre(cell % n, cell // n), 0.8 * r)
-    for action in game.legal_actions(state):
-        move = game.action_to_str(state, action)
-        if action == game.swap_action:
-            bx, by = 14, height - 50
-            canvas.rect(bx, by, 84, 32, fill="#ffffff", stroke="#555", rx=6)
-            canvas.text(bx + 42, by + 16, "swap", size=15)
-            canvas.target(action, move, "rect", (bx + 42, by + 16), x=bx, y=by, width=84, height=32, rx=6)
-            continue
+    legal = set(game.legal_actions(state))
+    if game.swap_action in legal:
+        bx, by = 14, height - 50
+        canvas.rect(bx, by, 84, 32, fill="#ffffff", stroke="#555", rx=6)
+        canvas.text(bx + 42, by + 16, "swap", size=15)
+        move = game.action_to_str(state, game.swap_action)
+        canvas.target(game.swap_action, move, "rect", (bx + 42, by + 16), x=bx, y=by, width=84, height=32, rx=6)
+    for action in range(n * n):
         y, x = divmod(action, n)
-        canvas.target(
-            action,
-            move,
-            "polygon",
-            centre(x, y),
-            points=" ".join(f"{px:.1f},{py:.1f}" for px, py in (vertex(x, y, a) for a in range(-90, 270, 60))),
-        )
+        points = " ".join(f"{px:.1f},{py:.1f}" for px, py in (vertex(x, y, a) for a in range(-90, 270, 60)))
+        move = game.action_to_str(state, action)
+        canvas.target_or_spot(action in legal, action, move, "polygon", centre(x, y), points=points)
     goals = (f"joins rows 1 and {n}", f"joins columns a and {game.action_to_str(state, last)[0]}")
     if state.outcome != ONGOING:
         canvas.caption = f"{NAMES[state.outcome]} wins"

@@ -23,6 +23,7 @@ def draw(game: Nim, state: NimState, history: Sequence[Action] = ()) -> Canvas:
     width = LABEL + MARGIN + widest * step + 50
     canvas = Canvas(width, 2 * MARGIN + len(game.heaps) * ROW)
     taken = _last_take(game, history)
+    terminal = game.is_terminal(state)
     for heap, (count, size) in enumerate(zip(state.heaps, game.heaps, strict=True)):
         y = MARGIN + heap * ROW
         canvas.text(MARGIN, y + ROW / 2, f"heap {heap + 1}", size=15, text_anchor="start")
@@ -47,19 +48,21 @@ def draw(game: Nim, state: NimState, history: Sequence[Action] = ()) -> Canvas:
                 )
         # Take t: the rectangle from the t-th match from the right to the end; later ones lie on
         # top, so the one under the pointer spans exactly the matches a click takes.
-        for take in range(min(count, game.max_take), 0, -1):
+        for take in range(count, 0, -1):
             left = LABEL + (count - take) * step
+            rect = {"x": left, "y": y + 4, "width": take * step, "height": ROW - 8, "rx": 4}
+            if take > game.max_take:  # beyond the max-take k: the rules say why not
+                canvas.spot(f"{heap + 1}:{take}", "rect", **rect)
+                continue
             action = heap * game.max_take + take - 1
-            canvas.target(
+            canvas.target_or_spot(
+                not terminal,
                 action,
                 game.action_to_str(state, action),
                 "rect",
                 (left + 0.5 * step, y + ROW / 2),
-                x=left,
-                y=y + 4,
-                width=take * step,
-                height=ROW - 8,
-                rx=4,
+                overlap=True,
+                **rect,
             )
     rule = "misère" if game.misere else "normal play"
     limit = f", take at most {game.k}" if game.k else ""

@@ -90,23 +90,17 @@ def draw(game: Quarto, state: QuartoState, history: Sequence[Action] = ()) -> Ca
         fill=MUTED,
         text_anchor="start",
     )
-    for action in game.legal_actions(state):
+    legal = set(game.legal_actions(state))
+    for action in range(CELLS + PIECES):
         move = game.action_to_str(state, action)
         if action < CELLS:
             cx, cy = _cell_centre(action)
-            canvas.target(action, move, "circle", (cx, cy), cx=cx, cy=cy, r=0.44 * CELL)
+            canvas.target_or_spot(action in legal, action, move, "circle", (cx, cy), cx=cx, cy=cy, r=0.44 * CELL)
         else:
             x, y = _slot(action - CHOOSE, reserve_y)
-            canvas.target(
-                action,
-                move,
-                "rect",
-                (x + (SLOT - 4) / 2, y + (SLOT - 4) / 2),
-                x=x,
-                y=y,
-                width=SLOT - 4,
-                height=SLOT - 4,
-                rx=5,
+            centre = (x + (SLOT - 4) / 2, y + (SLOT - 4) / 2)
+            canvas.target_or_spot(
+                action in legal, action, move, "rect", centre, x=x, y=y, width=SLOT - 4, height=SLOT - 4, rx=5
             )
     who = f"player {state.player}"
     if state.outcome == DRAW:

@@ -86,14 +86,16 @@ def draw(game: Quixo, state: QuixoState, history: Sequence[Action] = ()) -> Canv
             class_="last-move",
         )
         canvas.last_move_box(ix - CELL / 2 + 2, iy - CELL / 2 + 2, CELL - 4, CELL - 4)
-    for action in legal:
+    allowed = set(legal)
+    for action in range(game.num_actions):
         source, end = _source_and_end(game, action)
         cx, cy = _centre(n, source)
         dx, dy = _DIRECTIONS[end]
         h = (CELL - 8) / 2
         # The quarter of the cube between its centre and the edge facing the end.
         corners = [(cx + dx * h - dy * h, cy + dy * h - dx * h), (cx + dx * h + dy * h, cy + dy * h + dx * h)]
-        canvas.target(
+        canvas.target_or_spot(
+            action in allowed,
             action,
             game.action_to_str(state, action),
             "polygon",

@@ -59,12 +59,20 @@ def draw(game: Rastros, state: RastrosState, history: Sequence[Action] = ()) -> 
         )
         canvas.circle(px, py, 5, fill=LAST_MOVE, class_="last-move")
     canvas.circle(wx, wy, 0.34 * CELL, fill="#ffffff", stroke="#111111", stroke_width=2.5)
+    destinations = {}
     for action in game.legal_actions(state):
         move = game.action_to_str(state, action)
         row, column = (int(part) for part in move.split(","))
-        cell = (row - 1) * SIZE + column - 1
+        destinations[(row - 1) * SIZE + column - 1] = (action, move)
+    for cell in range(SIZE * SIZE):
         x, y = _corner(cell)
-        canvas.target(action, move, "rect", _centre(cell), x=x + 2, y=y + 2, width=CELL - 4, height=CELL - 4, rx=4)
+        rect = {"x": x + 2, "y": y + 2, "width": CELL - 4, "height": CELL - 4, "rx": 4}
+        if cell in destinations:
+            action, move = destinations[cell]
+            canvas.target(action, move, "rect", _centre(cell), **rect)
+        else:
+            row, column = cell_of(cell)
+            canvas.spot(f"{row},{column}", "rect", **rect)
     goal_text = [f"({r},{c})" for r, c in (cell_of(goal) for goal in GOALS)]
     if state.outcome != ONGOING:
         canvas.caption = f"{NAMES[state.outcome]} (player {state.outcome}) wins"

@@ -79,9 +79,11 @@ def draw(game: SetCover, state: SetCoverState, history: Sequence[Action] = ()) -
         )
     if history and 0 <= history[-1] < sets:
         canvas.last_move_box(MARGIN - 2, top + history[-1] * cell - 1, width - 2 * MARGIN + 4, cell + 2)
-    for action in game.legal_actions(state):
+    legal = set(game.legal_actions(state))
+    for action in range(sets):
         y = top + action * cell
-        canvas.target(
+        canvas.target_or_spot(
+            action in legal,
             action,
             game.action_to_str(state, action),
             "rect",

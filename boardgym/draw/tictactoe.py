@@ -61,9 +61,11 @@ def draw(game: TicTacToe, state: TicTacToeState, history: Sequence[Action] = ())
                     class_="winning-line",
                 )
                 break
-    for action in game.legal_actions(state):
+    legal = set(game.legal_actions(state))
+    for action in range(9):
         x, y = _corner(action)
-        canvas.target(
+        canvas.target_or_spot(
+            action in legal,
             action,
             game.action_to_str(state, action),
             "rect",

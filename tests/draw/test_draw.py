@@ -20,6 +20,7 @@ from boardgym import draw
 from boardgym.draw.quarto import describe
 from boardgym.game import GameBase
 from boardgym.games import GAMES, make_game
+from boardgym.types import IllegalActionError
 
 SVG = "{http://www.w3.org/2000/svg}"
 # Small parameters where the defaults make long games, so that random games end quickly.
@@ -71,6 +72,10 @@ def targets(root: ET.Element) -> dict[int, str]:
     return found
 
 
+def spots(root: ET.Element) -> list[str]:
+    return [e.get("data-move") for e in root.iter() if "spot" in e.get("class", "").split()]
+
+
 def texts(root: ET.Element) -> list[str]:
     return [element.text or "" for element in root.iter(f"{SVG}text")]
 
@@ -90,6 +95,9 @@ def test_targets_are_the_legal_moves_in_every_position(name: str, seed: int) -> 
         assert targets(root) == {a: game.action_to_str(state, a) for a in legal}
         for action, move in targets(root).items():  # each typed name reads back as its action
             assert game.parse_action(state, move) == action
+        for move in spots(root):  # a click beside the legal moves gets the rules' reason
+            with pytest.raises(IllegalActionError):
+                game.parse_action(state, move)
     assert game.is_terminal(positions[-1][0])
 
 
@@ -157,6 +165,27 @@ def test_show_wraps_a_state_for_notebooks(tmp_path: Path) -> None:
     with pytest.raises(boardgym.BoardgymError, match="board.gif"):
         board.save(tmp_path / "board.gif")
     assert "heap 1" in repr(board)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "moves", "spot", "reason"),
+    [
+        ("tictactoe", {}, ["b2"], "b2", "not legal here"),
+        ("rastros", {}, [], "1,1", "not next to the white stone"),
+        ("nim", {"heaps": (5,), "k": 2}, [], "1:3", "take 1..2"),
+        ("connect_four", {}, ["a"] * 6, "a", "not legal here"),
+    ],
+)
+def test_spots_name_the_moves_that_are_not_legal_there(
+    name: str, params: dict[str, Any], moves: list[str], spot: str, reason: str
+) -> None:
+    game = make_game(name, **params)
+    state = game.initial_state()
+    for move in moves:
+        state = game.apply(state, game.parse_action(state, move))
+    assert spot in spots(parse(draw.svg(game, state)))
+    with pytest.raises(IllegalActionError, match=reason):
+        game.parse_action(state, spot)
 
 
 def test_a_game_without_a_drawing_is_named() -> None:
