@@ -393,7 +393,7 @@ async def _request_error(request: Request, error: Exception) -> Response:
 
 
 async def _boardgym_error(request: Request, error: Exception) -> Response:
-    return _json({"error": str(error)}, status=400)
+    return _json({"error": str(error)}, status=getattr(error, "status", 400))
 
 
 async def _http_error(request: Request, error: Exception) -> Response:

@@ -29,11 +29,15 @@ AGENTS_PER_WORKER = 64
 
 
 class AgentTimeout(BoardgymError):
-    """The agent did not move within the cap."""
+    """The agent did not move within the cap (HTTP 422: the spec asks for more than the server gives)."""
+
+    status = 422
 
 
 class PoolBusy(BoardgymError):
-    """Every worker stayed busy for longer than the cap."""
+    """Every worker stayed busy for longer than the cap (HTTP 429: try again)."""
+
+    status = 429
 
 
 @dataclass(frozen=True)

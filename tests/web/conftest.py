@@ -58,6 +58,12 @@ class LiveServer:
 
 
 @pytest.fixture(scope="session")
+def server_factory() -> type[LiveServer]:
+    """``with server_factory(**create_app_options) as server:`` a server of one's own."""
+    return LiveServer
+
+
+@pytest.fixture(scope="session")
 def live_server() -> Iterator[LiveServer]:
     with LiveServer(workers=2, move_seconds=20.0, max_sessions=120) as server:
         yield server
