@@ -82,7 +82,8 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture()
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    # bypass_csp: the page forbids eval, which wait_for_function needs
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
     page = context.new_page()
     yield page
     context.close()

@@ -141,6 +141,7 @@ async function newGame() {
 async function play(body) {
   if (busy || !view) return;
   busy = true;
+  $("board").classList.add("waiting");  // no second click until this one is answered
   const id = view.id;
   try {
     const next = await api("POST", `/api/sessions/${id}/move`, body);
@@ -163,6 +164,7 @@ function scheduleAgent() {
 async function agentMove() {
   if (!view || view.finished || view.human_to_move || paused || busy) return;
   busy = true;
+  $("board").classList.add("waiting");
   const id = view.id;
   const mover = view.players[view.to_move].label;
   $("status").innerHTML = "";
