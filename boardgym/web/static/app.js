@@ -40,7 +40,7 @@ function message(text, kind) {
 
 function seconds(value) {
   if (value === null || value === undefined) return "–";
-  return value < 1 ? `${(value * 1000).toFixed(value < 0.01 ? 1 : 0)} ms` : `${value.toFixed(2)} s`;
+  return value < 1 ? `${(value * 1000).toFixed(value < 0.01 ? 2 : 0)} ms` : `${value.toFixed(2)} s`;
 }
 
 function gameMeta(name) {
