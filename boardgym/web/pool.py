@@ -26,6 +26,7 @@ import anyio
 from boardgym.types import BoardgymError
 
 AGENTS_PER_WORKER = 64
+STARTUP_SECONDS = 120
 
 
 class AgentTimeout(BoardgymError):
@@ -53,6 +54,14 @@ class _Worker:
         self.process = context.Process(target=_serve, args=(child,), daemon=True)
         self.process.start()
         child.close()
+        self.ready = False  # until its imports are done: that time does not count against a move's cap
+
+    def wait_ready(self) -> None:
+        if not self.ready:
+            if not self.connection.poll(STARTUP_SECONDS):
+                raise BoardgymError(f"an agent worker process did not start within {STARTUP_SECONDS} s")
+            self.connection.recv()
+            self.ready = True
 
     def stop(self) -> None:
         if self.process.is_alive():
@@ -89,6 +98,7 @@ class AgentPool:
         index = await self._take(key)
         worker = self._workers[index]
         try:
+            await anyio.to_thread.run_sync(worker.wait_ready)
             worker.connection.send(("act", key, game_name, params, spec, seed, state))
             ready = await anyio.to_thread.run_sync(worker.connection.poll, self.move_seconds + 1.0)
             if not ready:
@@ -97,7 +107,7 @@ class AgentPool:
                     "server; choose a smaller budget (e.g. simulations= or time=)"
                 )
             reply = worker.connection.recv()
-        except AgentTimeout:
+        except BoardgymError:  # past the cap, or a worker that never started: start another
             self._replace(index)
             raise
         except (EOFError, OSError, BrokenPipeError):
@@ -174,6 +184,7 @@ def _serve(connection: Connection) -> None:
     from boardgym.agents.registry import make_agent
     from boardgym.games import make_game
 
+    connection.send(("ready",))
     agents: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
     while True:
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -123,17 +124,19 @@ def test_agents_play_whole_games_to_be_watched(client: httpx.Client, game: str, 
 
 
 def test_a_second_change_while_an_agent_thinks_is_refused(client: httpx.Client) -> None:
-    view = new_game(client, game="connect_four", players=["mcts:time=1.5", "human"])
+    view = new_game(client, game="connect_four", players=["mcts:time=3", "human"])
     game_id = view["id"]
     thinking = threading.Thread(target=lambda: client.post(f"/api/sessions/{game_id}/agent"))
     thinking.start()
     try:
-        for _ in range(100):  # until the agent's request holds the game
-            response = client.post(f"/api/sessions/{game_id}/agent")
-            if response.status_code == 409 and "busy" in response.json()["error"]:
+        answers = []
+        for _ in range(200):  # a move of the person's seat: "the agent's move" before, "busy" during
+            response = client.post(f"/api/sessions/{game_id}/move", json={"action": 0})
+            answers.append(response.json().get("error", ""))
+            if "busy" in answers[-1] or response.status_code == 200:
                 break
-        else:
-            raise AssertionError("no busy answer while the agent was thinking")
+            time.sleep(0.01)
+        assert "busy" in answers[-1], answers[-3:]
         other = new_game(client, game="tictactoe", players=["human", "random"])  # other games go on
         assert client.post(f"/api/sessions/{other['id']}/move", json={"action": 0}).status_code == 200
     finally:
