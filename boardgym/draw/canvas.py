@@ -189,57 +189,44 @@ class Canvas:
         return None
 
     def _overlay(self, overlay: Mapping[int, float]) -> str:
+        """A circle per share (area in proportion), and the percentage over the larger ones,
+        largest first, leaving out a label that would overlap one already placed."""
         anchors = {target.action: target.anchor for target in self.targets}
-        out = ['<g class="overlay">']
-        top = max(overlay.values(), default=0.0)
-        for action, share in sorted(overlay.items()):
-            if action not in anchors or not share > 0:
-                continue
+        shares = [(share, action) for action, share in overlay.items() if action in anchors and share > 0]
+        shares.sort(key=lambda item: (-item[0], item[1]))
+        circles, labels, placed = [], [], []
+        for rank, (share, action) in enumerate(shares):
             x, y = anchors[action]
-            radius = 6 + 16 * math.sqrt(share)
-            best = share == top
-            out.append(
-                _element(
-                    "circle",
-                    _attrs(
-                        {
-                            "cx": x,
-                            "cy": y,
-                            "r": radius,
-                            "fill": OVERLAY,
-                            "fill_opacity": 0.55 if best else 0.35,
-                            "stroke": OVERLAY if best else "none",
-                            "stroke_width": 2,
-                        }
-                    ),
-                    None,
-                )
-            )
+            best = rank == 0
+            circle = {
+                "cx": x,
+                "cy": y,
+                "r": 6 + 16 * math.sqrt(share),
+                "fill": OVERLAY,
+                "fill_opacity": 0.55 if best else 0.35,
+                "stroke": OVERLAY if best else "none",
+                "stroke_width": 2,
+            }
+            circles.append(_element("circle", _attrs(circle), None))
             if share < 0.03 and not best:  # many small shares: their circles say enough
                 continue
-            label = f"{100 * share:.0f}%"
+            if any(abs(x - px) < 30 and abs(y - py) < 14 for px, py in placed):
+                continue
+            placed.append((x, y))
             for colour, width in (("#ffffff", 3), (INK, 0)):  # a white halo keeps the text readable
-                out.append(
-                    _element(
-                        "text",
-                        _attrs(
-                            {
-                                "x": x,
-                                "y": y + 4,
-                                "font_size": 12,
-                                "font_family": FONT,
-                                "font_weight": "bold",
-                                "text_anchor": "middle",
-                                "fill": colour,
-                                "stroke": colour if width else None,
-                                "stroke_width": width or None,
-                            }
-                        ),
-                        label,
-                    )
-                )
-        out.append("</g>")
-        return "".join(out)
+                text = {
+                    "x": x,
+                    "y": y + 4,
+                    "font_size": 12,
+                    "font_family": FONT,
+                    "font_weight": "bold",
+                    "text_anchor": "middle",
+                    "fill": colour,
+                    "stroke": colour if width else None,
+                    "stroke_width": width or None,
+                }
+                labels.append(_element("text", _attrs(text), f"{100 * share:.0f}%"))
+        return '<g class="overlay">' + "".join(circles) + "".join(labels) + "</g>"
 
 
 def points_text(points: Iterable[tuple[float, float]]) -> str:
