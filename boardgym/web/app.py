@@ -42,8 +42,9 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from boardgym.agents.registry import AGENTS, spec_parameters
+from boardgym.agents.registry import AGENTS, agent_class, spec_parameters
 from boardgym.evaluate.records import jsonable
+from boardgym.game import Game
 from boardgym.games import GAMES, game_class, game_parameters, make_game
 from boardgym.types import BoardgymError, IllegalActionError
 from boardgym.web.pool import AgentPool
@@ -97,8 +98,10 @@ def create_app(
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)
 
+    offer = _meta(checkpoints, pool.move_seconds, store.limit)
+
     async def meta(request: Request) -> Response:
-        return _json(_meta(checkpoints, pool.move_seconds, store.limit))
+        return _json(offer)
 
     async def create(request: Request) -> Response:
         body = await _read_json(request)
@@ -442,15 +445,13 @@ def _meta(checkpoints: Mapping[str, str], move_seconds: float, max_sessions: int
 
 
 def spec_parameters_of(name: str) -> list[str]:
-    from boardgym.agents.registry import agent_class
-
     try:
         return [key for key in spec_parameters(agent_class(name)) if key != "checkpoint"]
     except Exception:  # an agent whose module cannot load here (a missing extra)
         return []
 
 
-def _suggested_agents(game: Any) -> list[str]:
+def _suggested_agents(game: Game) -> list[str]:
     if game.name == "setcover":
         return ["greedy", "astar", "ucs", "random"]
     if game.num_players == 1:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -36,7 +37,9 @@ def test_moves_errors_and_the_cap() -> None:
         finally:
             pool.close()
 
-    asyncio.run(scenario())
+    # In a thread of its own: the browser tests' playwright keeps an event loop in this one.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, scenario()).result()
 
 
 def test_bad_pool_settings_are_refused() -> None:
