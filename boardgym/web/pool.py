@@ -6,7 +6,12 @@ one move of the agent ``key`` (a session and seat) and returns its action, think
 ``last_info``. Each worker keeps the agents it has built (by key, the most recent
 ``AGENTS_PER_WORKER``), and a key goes back to the worker that served it last when that one
 is free, so a search that reuses its tree keeps it. A worker that runs past the cap is
-killed and replaced; the agent is rebuilt on its next move.
+killed and replaced; the agent is rebuilt on its next move. Only the move counts against
+the cap: a worker's start-up and the building of an agent (loading a network) do not.
+
+Protocol: the server sends ``("act", key, game, params, spec, seed, state)``; the worker
+answers ``("built",)`` once the agent exists (or ``("error", sentence)``), then
+``("ok", action, seconds, info)`` or ``("error", sentence)`` for the move.
 """
 
 from __future__ import annotations
@@ -39,6 +44,10 @@ class PoolBusy(BoardgymError):
     """Every worker stayed busy for longer than the cap (HTTP 429: try again)."""
 
     status = 429
+
+
+class _AgentError(Exception):
+    """A sentence from the worker about the agent (a bad spec, a failed move)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,14 @@ class AgentPool:
         try:
             await anyio.to_thread.run_sync(worker.wait_ready)
             worker.connection.send(("act", key, game_name, params, spec, seed, state))
+            if not await anyio.to_thread.run_sync(worker.connection.poll, STARTUP_SECONDS):
+                raise BoardgymError(f"agent {spec_label(spec)!r} was not built within {STARTUP_SECONDS} s")
+            built = worker.connection.recv()
+            if built[0] == "error":
+                raise _AgentError(built[1])
+            if state is None:
+                self._last_worker[key] = index
+                return Move(-1, 0.0, {})
             ready = await anyio.to_thread.run_sync(worker.connection.poll, self.move_seconds + 1.0)
             if not ready:
                 raise AgentTimeout(
@@ -107,12 +124,17 @@ class AgentPool:
                     "server; choose a smaller budget (e.g. simulations= or time=)"
                 )
             reply = worker.connection.recv()
+        except _AgentError as error:  # the agent's own error: the worker is fine
+            raise BoardgymError(str(error)) from None
         except BoardgymError:  # past the cap, or a worker that never started: start another
             self._replace(index)
             raise
         except (EOFError, OSError, BrokenPipeError):
             self._replace(index)
             raise BoardgymError(f"agent {spec_label(spec)!r} stopped its worker process (out of memory?)") from None
+        except asyncio.CancelledError:  # a reply may still be on its way: that worker's pipe is out of step
+            self._replace(index)
+            raise
         finally:
             self._give_back(index)
         self._last_worker[key] = index
@@ -206,9 +228,18 @@ def _serve(connection: Connection) -> None:
                     agents.popitem(last=False)
             agents.move_to_end(key)
             game, agent = agents[key]
-            if state is None:
-                connection.send(("ok", -1, 0.0, {}))
-                continue
+        except BoardgymError as error:
+            connection.send(("error", str(error)))
+            continue
+        except Exception as error:  # a constructor's own failure: say which, keep serving
+            connection.send(
+                ("error", f"agent {spec_label(spec)!r} could not be built: {type(error).__name__}: {error}")
+            )
+            continue
+        connection.send(("built",))
+        if state is None:
+            continue
+        try:
             started = time.perf_counter()
             action = agent.act(game, state)
             seconds = time.perf_counter() - started
