@@ -11,7 +11,9 @@ one game to the next beyond what ``reset`` clears.
 Files (when ``out_dir`` is given): ``tournament.json`` (the settings) and ``results.jsonl``,
 one line per finished game appended as it comes, so an interrupted run keeps its games and
 ``resume=True`` plays only the missing ones. Asking for more games per pairing on resume
-extends a finished tournament: the first rounds keep their indices and seeds.
+extends a finished tournament: the first rounds keep their indices and seeds. With
+``save_games=N`` the games of index below N also keep each move's time, and each is written
+as a game record to ``games/game-<index>.json`` (``boardgym replay`` reads both).
 
 Puzzles (one player) are played as solo series: every agent plays ``games_per_pair`` games.
 """
@@ -34,6 +36,7 @@ from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent, parse_spec
 from boardgym.evaluate.match import DRAW, MatchRecord, play_match
 from boardgym.evaluate.ratings import GameResult
+from boardgym.evaluate.records import record_of_match
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.runs import RUNS_ROOT, atomic_write_text
@@ -143,6 +146,7 @@ def run_tournament(
     progress: bool = True,
     record_moves: bool = True,
     start_method: str | None = None,
+    save_games: int = 0,
 ) -> Tournament:
     """Play the tournament and return it with every game (sorted by index). See the module doc
     for the schedule and the files; ``out_dir=None`` writes nothing.
@@ -162,6 +166,8 @@ def run_tournament(
         raise BoardgymError(f"games per pairing {games_per_pair} must be at least 1, e.g. --games 100")
     if workers < 1:
         raise BoardgymError(f"workers={workers} must be at least 1")
+    if save_games < 0:
+        raise BoardgymError(f"save_games={save_games} must be 0 or more (the first N games are saved)")
     labels = tuple(s if isinstance(s, str) else str(getattr(s, "spec", type(s).__name__)) for s in specs)
     for spec in specs:  # fail here, with the bad spec named, rather than in a worker
         if isinstance(spec, str):
@@ -182,13 +188,15 @@ def run_tournament(
     todo = [fixture for fixture in tournament.schedule() if fixture.index not in done]
     bar = _progress_bar(len(done) + len(todo), len(done), game_name, progress)
     results = open(results_path, "a") if results_path is not None else None
-    plays = _play_all(game, game_params, specs, seed, todo, workers, record_moves, start_method)
+    plays = _play_all(game, game_params, specs, seed, todo, workers, record_moves, start_method, save_games)
     try:
         for played in plays:
             tournament.games.append(played)
             if results is not None:
                 results.write(played.to_json() + "\n")
                 results.flush()
+                if played.index < save_games and record_moves and out_dir is not None:
+                    _save_game(Path(out_dir), game, played)
             bar.update(1)
     finally:
         plays.close()  # stops the workers now, also on Ctrl-C or an error
@@ -298,15 +306,21 @@ def _read_results(path: Path) -> tuple[list[PlayedGame], int]:
 class _Table:
     """A game and the agents (built once) that play the fixtures handed to one process."""
 
-    def __init__(self, game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int) -> None:
+    def __init__(
+        self, game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int, save_games: int = 0
+    ) -> None:
         self.game = make_game(game_name, **game_params)
         self.specs = list(specs)
         self.seed = seed
+        self.save_games = save_games
         self.agents: dict[int, Agent] = {}
 
     def play(self, fixture: Fixture, record_moves: bool) -> PlayedGame:
         players = [self._agent(i) for i in fixture.seats]
-        record = play_match(self.game, players, self.seed, index=fixture.index, record_moves=record_moves)
+        timed = record_moves and fixture.index < self.save_games
+        record = play_match(
+            self.game, players, self.seed, index=fixture.index, record_moves=record_moves, record_times=timed
+        )
         return PlayedGame(fixture.index, fixture.seats, record)
 
     def _agent(self, i: int) -> Agent:
@@ -318,13 +332,15 @@ class _Table:
 _WORKER_TABLE: _Table | None = None
 
 
-def _init_worker(game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int) -> None:
+def _init_worker(
+    game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int, save_games: int
+) -> None:
     global _WORKER_TABLE
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
-    _WORKER_TABLE = _Table(game_name, game_params, specs, seed)
+    _WORKER_TABLE = _Table(game_name, game_params, specs, seed, save_games)
 
 
 def _play_chunk(fixtures: list[Fixture], record_moves: bool) -> list[PlayedGame]:
@@ -341,11 +357,12 @@ def _play_all(
     workers: int,
     record_moves: bool,
     start_method: str | None,
+    save_games: int,
 ) -> Generator[PlayedGame, None, None]:
     if not todo:
         return
     if workers == 1 or len(todo) == 1:
-        table = _Table(game.name, game_params, specs, seed)
+        table = _Table(game.name, game_params, specs, seed, save_games)
         for fixture in todo:
             yield table.play(fixture, record_moves)
         return
@@ -359,7 +376,7 @@ def _play_all(
         workers,
         mp_context=multiprocessing.get_context(start_method),
         initializer=_init_worker,
-        initargs=(game.name, game_params, list(specs), seed),
+        initargs=(game.name, game_params, list(specs), seed, save_games),
     )
     finished = False
     try:
@@ -372,6 +389,14 @@ def _play_all(
             for process in list(getattr(executor, "_processes", {}).values()):
                 process.terminate()
         executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _save_game(out_dir: Path, game: Game, played: PlayedGame) -> None:
+    record = played.record
+    title = f"{out_dir.name}, game {played.index}"
+    record_of_match(game, record.agents, record.moves, record.move_seconds, title).save(
+        out_dir / "games" / f"game-{played.index}.json"
+    )
 
 
 def _progress_bar(total: int, initial: int, game_name: str, enabled: bool):  # -> tqdm
