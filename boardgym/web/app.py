@@ -146,7 +146,7 @@ def create_app(
                 raise RequestError(409, f"it is the agent's move ({session.seats[mover].label}), not yours")
             game, state = session.game, session.state
             try:
-                move = game.parse_action(state, text) if isinstance(text, str) else int(action)
+                move = action if isinstance(action, int) else game.parse_action(state, str(text))
                 session.play(move, seconds=None, info={}, by_agent=False)
             except IllegalActionError as error:
                 legal = [game.action_to_str(state, a) for a in game.legal_actions(state)]

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 import boardgym
 from boardgym import draw
 from boardgym.draw.quarto import describe
-from boardgym.game import GameBase
 from boardgym.games import GAMES, make_game
+from boardgym.games.tictactoe import TicTacToe
 from boardgym.types import IllegalActionError
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -189,11 +189,12 @@ def test_spots_name_the_moves_that_are_not_legal_there(
 
 
 def test_a_game_without_a_drawing_is_named() -> None:
-    class Unknown(GameBase):
+    class Unknown(TicTacToe):  # rules the package has, under a name it has no drawing for
         name = "unknown_game"
 
+    game = Unknown()
     with pytest.raises(boardgym.BoardgymError, match="unknown_game"):
-        draw.svg(Unknown(), None)
+        draw.svg(game, game.initial_state())
 
 
 def test_nim_click_takes_the_match_and_those_right_of_it() -> None:

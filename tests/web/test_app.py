@@ -15,10 +15,9 @@ import pytest
 import torch
 
 from boardgym import make_game
-from boardgym.agents.alphazero.agent import checkpoint_payload
+from boardgym.agents.alphazero.agent import save_network
 from boardgym.agents.alphazero.network import build_network
 from boardgym.evaluate.records import GameRecord
-from boardgym.runs import save_checkpoint
 from boardgym.types import BoardgymError
 from boardgym.web.app import checkpoints_from
 
@@ -147,7 +146,7 @@ def test_checkpoints_are_named_never_shown(tmp_path: Path, server_factory: Any) 
     game = make_game("tictactoe")
     torch.manual_seed(0)
     network = build_network(game, blocks=1, channels=8, value_hidden=8)
-    path = save_checkpoint(tmp_path / "secret-folder" / "net.pt", checkpoint_payload(network, game))
+    path = save_network(tmp_path / "secret-folder" / "net.pt", network, game)
     checkpoints = checkpoints_from([f"tiny={path}"])
     assert checkpoints == {"tiny": f"alphazero:checkpoint={path.resolve()}"}
     with pytest.raises(BoardgymError, match="NAME=PATH"):
