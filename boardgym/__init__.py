@@ -3,7 +3,10 @@ agents that play them, the scripts that train them and the tools that rank them.
 
 ``import boardgym`` registers the Gymnasium ids ``boardgym/<Game>-v0``: at once when
 gymnasium is already imported, else the moment it is, so that the pure rules
-(``boardgym.games``) load without gymnasium, pettingzoo or torch.
+(``boardgym.games``) load without gymnasium, pettingzoo or torch. It also asks the
+multiprocessing forkserver to import boardgym, so that worker processes started that way
+(Stable-Baselines3's ``SubprocVecEnv``) know the ids even where the main module never imports
+boardgym (pytest, Jupyter).
 """
 
 from __future__ import annotations
@@ -51,6 +54,21 @@ class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):
         loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
 
+
+def _preload_in_forkserver() -> None:
+    """Add boardgym to the modules the forkserver imports (it keeps ``__main__`` too); no
+    effect once a forkserver runs."""
+    try:
+        from multiprocessing import forkserver
+
+        preload = list(getattr(forkserver._forkserver, "_preload_modules", None) or ["__main__"])
+        if __name__ not in preload:
+            forkserver.set_forkserver_preload([*preload, __name__])
+    except Exception:  # pragma: no cover - a platform without a forkserver
+        pass
+
+
+_preload_in_forkserver()
 
 if "gymnasium" in sys.modules:
     _register_envs()

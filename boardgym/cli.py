@@ -1,4 +1,4 @@
-"""The ``boardgym`` command: list, play, train, evaluate, solve, bench.
+"""The ``boardgym`` command: list, play, render, serve, replay, train, evaluate, solve, bench.
 
 Each subcommand is an ``_add_<name>`` function that declares its parser and handler; a new
 subcommand is one more such function and one line in ``COMMANDS``.
@@ -9,14 +9,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
 
 from boardgym import __version__
 from boardgym.agents.registry import AGENTS, make_agent
 from boardgym.evaluate.tournament import BACKENDS as TOURNAMENT_BACKENDS
+from boardgym.game import Game
 from boardgym.games import GAMES, make_game, parse_game_params
 from boardgym.registry import Entry, lookup
 from boardgym.train import METHODS
-from boardgym.types import BoardgymError
+from boardgym.types import Action, BoardgymError, IllegalActionError
 
 BENCHES: dict[str, Entry] = {
     "envs": Entry("boardgym.bench.env_speed:main", "random play: our AEC envs and rules vs PettingZoo and OpenSpiel"),
@@ -135,6 +138,155 @@ def _play(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+# -- render ------------------------------------------------------------------------------------
+def _add_render(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "render",
+        help="draw a position as SVG or PNG: boardgym render GAME --moves 'b2 a1' -o board.png",
+        description="Play the given moves from the start and write the picture of the position (the last move "
+        "marked) to an .svg or .png file.",
+    )
+    add_game_arguments(parser)
+    parser.add_argument(
+        "--moves",
+        default="",
+        metavar="MOVES",
+        help="moves in the game's typed notation, comma or space separated (e.g. 'b2 a1 c3', '2:3,1:1', '5,4 6,3')",
+    )
+    parser.add_argument("-o", "--output", required=True, metavar="FILE", help="board.svg or board.png")
+    parser.add_argument("--scale", type=float, default=1.0, help="PNG pixels per SVG unit (default 1; 2 for sharper)")
+    parser.set_defaults(handler=_render)
+
+
+def _render(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardgym.draw import show
+
+    game = make_game(args.game, **parse_game_params(args.param))
+    state, history = play_moves(game, args.moves)
+    path = Path(args.output)
+    if path.suffix.lower() not in (".svg", ".png"):
+        raise BoardgymError(f"cannot write a picture to {args.output!r}: name a .svg or a .png file")
+    show(game, state, history).save(path, scale=args.scale)
+    print(f"{path}: {game.name} after {len(history)} move(s)")
+    return 0
+
+
+def play_moves(game: Game, text: str) -> tuple[Any, list[Action]]:
+    """Play ``text`` (moves in the game's typed notation, separated by commas or spaces) from
+    the start; returns the position and the actions. A move that cannot be played is refused
+    in one sentence naming it and the legal moves. A notation with a comma inside (Rastros's
+    ``5,4``) is read whole first; where a piece between commas is no move, it is read
+    together with the next."""
+    state, history = game.initial_state(), list[int]()
+    for token in text.split():
+        pieces, whole_error = [token], None
+        if not game.is_terminal(state) and "," in token:
+            try:
+                game.parse_action(state, token)
+            except IllegalActionError as error:
+                pieces, whole_error = [piece for piece in token.split(",") if piece], error
+        i = 0
+        while i < len(pieces):
+            if game.is_terminal(state):
+                raise _bad_move(game, state, len(history), pieces[i], None)
+            try:
+                action, used = game.parse_action(state, pieces[i]), 1
+            except IllegalActionError as error:
+                try:
+                    if i + 1 >= len(pieces):
+                        raise
+                    action, used = game.parse_action(state, f"{pieces[i]},{pieces[i + 1]}"), 2
+                except IllegalActionError:
+                    if i == 0 and whole_error is not None:  # the token as typed was no move
+                        raise _bad_move(game, state, len(history), token, whole_error) from None
+                    raise _bad_move(game, state, len(history), pieces[i], error) from None
+            state = game.apply(state, action)
+            history.append(action)
+            i += used
+    return state, history
+
+
+def _bad_move(game: Game, state: Any, played: int, text: str, error: Exception | None) -> BoardgymError:
+    if error is None or game.is_terminal(state):
+        return BoardgymError(f"move {played + 1} ({text!r}) comes after the end of the game; drop it and the rest")
+    message = str(error)
+    if "legal moves" not in message:
+        legal = ", ".join(game.action_to_str(state, a) for a in game.legal_actions(state))
+        message += f"; legal moves: {legal}"
+    return BoardgymError(f"move {played + 1} ({text!r}): {message}")
+
+
+# -- serve -------------------------------------------------------------------------------------
+def _add_serve(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "serve",
+        help="a local web page to play any game against any agent (needs the web extra)",
+        description="Serve a page to play every game, with its parameters, against built-in agent specs and the "
+        "checkpoints named here; agents think in worker processes under a per-move time cap. Binds 127.0.0.1.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--checkpoint",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="offer a trained agent as @NAME (repeatable); the page never sees the path",
+    )
+    parser.add_argument("--workers", type=int, default=2, help="agent worker processes (default 2)")
+    parser.add_argument("--move-seconds", type=float, default=10.0, help="cap on one agent move (default 10 s)")
+    parser.add_argument("--max-games", type=int, default=200, help="games held at once (default 200)")
+    parser.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardgym.web.app import serve
+
+    serve(
+        args.host,
+        args.port,
+        args.checkpoint,
+        workers=args.workers,
+        move_seconds=args.move_seconds,
+        max_sessions=args.max_games,
+    )
+    return 0
+
+
+# -- replay ------------------------------------------------------------------------------------
+def _add_replay(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "replay",
+        help="write an HTML replay of a game record: boardgym replay game.json|results.jsonl [-o out.html]",
+        description="Write a self-contained HTML page that steps through a game (buttons or arrow keys), with each "
+        "move's time: from a record saved by `boardgym serve` or `boardgym evaluate --save-games`, or one game of "
+        "a tournament's results.jsonl.",
+    )
+    parser.add_argument("file", metavar="FILE", help="a game record .json, or a tournament's results.jsonl")
+    parser.add_argument("--game", type=int, default=None, metavar="K", help="game index in a results.jsonl")
+    parser.add_argument("-o", "--output", default=None, metavar="FILE", help="the page (default: beside FILE)")
+    parser.set_defaults(handler=_replay)
+
+
+def _replay(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardgym.evaluate.records import load_record
+    from boardgym.web.replay import write_replay
+
+    record = load_record(args.file, args.game)
+    source = Path(args.file)
+    if args.output is not None:
+        output = Path(args.output)
+    elif source.suffix == ".jsonl":
+        output = source.with_name(f"replay-game-{args.game if args.game is not None else 'first'}.html")
+    else:
+        output = source.with_suffix(".html")
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise BoardgymError(f"cannot write a replay to {str(output)!r}: name an .html file")
+    write_replay(record, output)
+    print(f"{output}: {record.game}, {len(record.moves)} moves")
+    return 0
+
+
 # -- train --------------------------------------------------------------------------------------
 def _add_train(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("train", help="train an agent: boardgym train METHOD --game GAME [options]", add_help=False)
@@ -238,6 +390,14 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--gauntlet", action="store_true", help="only the first agent plays each of the others")
     parser.add_argument("--no-plots", action="store_true", help="skip the png plots")
+    parser.add_argument(
+        "--save-games",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep each move's time for the first N games and write them to games/game-INDEX.json "
+        "(watch one with boardgym replay)",
+    )
     parser.set_defaults(handler=_evaluate)
 
 
@@ -263,6 +423,7 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
             resume=args.resume,
             backend=args.backend,
             address=args.address,
+            save_games=args.save_games,
         )
     except KeyboardInterrupt:
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
@@ -283,6 +444,9 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_list,
     _add_play,
+    _add_render,
+    _add_serve,
+    _add_replay,
     _add_train,
     _add_bench,
     _add_solve,

@@ -74,3 +74,45 @@ def test_env_benchmark_runs(capsys) -> None:
     assert main(["bench", "envs", "--seconds", "0.02", "--rounds", "1", "--games", "tictactoe", "nim"]) == 0
     out = capsys.readouterr().out
     assert "AEC loop" in out and "rules API" in out and "tictactoe" in out
+
+
+# -- render -------------------------------------------------------------------------------------
+def test_render_writes_svg_and_png(tmp_path, capsys) -> None:
+    svg = tmp_path / "board.svg"
+    assert main(["render", "tictactoe", "--moves", "b2 a1,c3", "-o", str(svg)]) == 0
+    text = svg.read_text()
+    assert text.startswith("<svg") and "last-move" in text and "O to move" in text
+    png = tmp_path / "board.png"
+    assert main(["render", "hex", "-p", "size=5", "--moves", "c3", "-o", str(png), "--scale", "2"]) == 0
+    assert png.read_bytes().startswith(b"\x89PNG")
+    assert "after 1 move(s)" in capsys.readouterr().out
+
+
+def test_render_reads_notations_with_commas_inside(tmp_path) -> None:
+    out = tmp_path / "r.svg"
+    assert main(["render", "rastros", "--moves", "5,4 6,3", "-o", str(out)]) == 0
+    assert main(["render", "rastros", "--moves", "5,4,6,3", "-o", str(out)]) == 0
+    assert main(["render", "nim", "-p", "heaps=3,4", "--moves", "1:2,2:4", "-o", str(out)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["tictactoe", "--moves", "b2 b2"], "move 2 ('b2'): action 4 (b2) is not legal here; legal moves: a1"),
+        (["nim", "--moves", "1:1 zz"], "move 2 ('zz'): cannot read move 'zz'"),
+        (["nim", "--moves", "1:1 zz"], "legal moves: 2:1"),
+        (["rastros", "--moves", "5,4 9,9"], "move 2 ('9,9')"),
+        (["tictactoe", "--moves", "a1 b1 a2 b2 a3 c3"], "move 6 ('c3') comes after the end of the game"),
+        (["tictactoe", "--moves", "b2", "--scale", "nan"], "scale=nan"),
+        (["chess", "--moves", "e4"], "unknown game 'chess'"),
+    ],
+)
+def test_render_refuses_bad_moves_in_one_sentence(argv: list[str], message: str, tmp_path, capsys) -> None:
+    assert main(["render", *argv, "-o", str(tmp_path / "b.png")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_render_refuses_an_unknown_picture_format(tmp_path, capsys) -> None:
+    assert main(["render", "tictactoe", "-o", str(tmp_path / "board.gif")]) == 2
+    assert "name a .svg or a .png file" in capsys.readouterr().err

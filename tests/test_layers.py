@@ -2,7 +2,7 @@
 imports go round in a cycle, and the pure rules load without gymnasium, pettingzoo or torch.
 
 Layers, lowest first (docs/architecture.md): types -> game -> registry, runs, config, cluster -> games ->
-solve -> agents -> envs -> evaluate -> train -> bench -> cli and the package root. Every import
+solve, draw -> agents -> envs -> evaluate -> train -> bench, web -> cli and the package root. Every import
 counts, at module level or inside a function: a function-level import does not make an upward
 dependency any less real.
 """
@@ -30,11 +30,13 @@ LAYERS: dict[str, int] = {
     "boardgym.cluster": 2,
     "boardgym.games": 3,
     "boardgym.solve": 4,
+    "boardgym.draw": 4,  # pictures of the rules' states: pure string building
     "boardgym.agents": 5,
     "boardgym.envs": 6,
     "boardgym.evaluate": 7,
     "boardgym.train": 8,
     "boardgym.bench": 9,
+    "boardgym.web": 9,  # the local play server and the HTML replays
     "boardgym.cli": 10,
     "boardgym": 10,  # the package root: make_game, make_agent, gym registration
 }

@@ -24,12 +24,20 @@ class BaseAgent:
 
     Subclasses take ``game`` and keyword-only parameters with simple types (int, float,
     bool, str, Path, or Optional of them); ``make_agent`` reads those from the spec string.
+
+    ``last_info`` is what the latest ``act`` found, for display (``boardgym serve`` shows it
+    beside the move); empty for agents that find nothing worth showing. Keys, where they apply:
+    ``visits`` ({action: root visit count} of a tree search), ``policy`` ({action: probability}
+    where no search ran), ``value`` (the position's value for the agent on move, -1..1),
+    ``simulations``, ``depth``, ``nodes``, ``score`` (alpha-beta's value in its own units).
+    Filled once per move from what the search already keeps, so it costs the search nothing.
     """
 
     def __init__(self, game: Game, *, seed: int | None = None) -> None:
         self.game = game
         self.rng = np.random.default_rng(seed)
         self.spec = type(self).__name__
+        self.last_info: dict[str, Any] = {}
 
     def act(self, game: Game, state: Any) -> Action:
         raise NotImplementedError

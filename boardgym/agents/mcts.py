@@ -26,6 +26,8 @@ Public API (stable; AlphaZero builds on it)::
     tree.reset()                            # forget the tree
     tree.reseed(rng)                        # new randomness (first tries, noise, ties)
     tree.action_values(root)                # {action: (visits, mean value)} for display
+    tree.summary(root)                      # {"visits", "value", "simulations", "seconds"}: the
+                                            # agents' last_info (see boardgym.agents.base)
     tree.last_simulations, tree.last_seconds   # what the latest search() did
 
     # Driving many trees in lockstep (one network call for the leaves of several games):
@@ -289,6 +291,17 @@ class MCTS:
             a: (int(n), w / n if n else 0.0) for a, n, w in zip(root.actions, root.edge_n, root.edge_w, strict=True)
         }
 
+    def summary(self, root: Node) -> dict[str, Any]:
+        """What the latest search found, for display: the root's visit counts (visited actions
+        only), its mean value for the player on move, and the search's size and time."""
+        visits = {int(a): int(n) for a, n in zip(root.actions, root.edge_n, strict=True) if n > 0}
+        return {
+            "visits": visits,
+            "value": root.value(),
+            "simulations": self.last_simulations,
+            "seconds": self.last_seconds,
+        }
+
     # -- tree reuse -------------------------------------------------------------------------
     def advance(self, action: Action) -> None:
         """Make the child reached by ``action`` the root (its statistics are kept)."""
@@ -512,6 +525,7 @@ class MCTSAgent(BaseAgent):
             self.tree.reset()
         root = self.tree.search(state)
         action = self.tree.best_action(root)
+        self.last_info = self.tree.summary(root)
         self.tree.advance(action)
         return action
 

@@ -267,9 +267,16 @@ class MinimaxAgent(BaseAgent):
     def act(self, game: Game, state: Any) -> Action:
         moves = game.legal_actions(state)
         if len(moves) == 1:
+            self.last_info = {"forced": True}
             return moves[0]
         order = [moves[i] for i in self.rng.permutation(len(moves))]
         self.last = self.search.search(state, root_order=order)
+        self.last_info = {
+            "score": self.last.value,
+            "depth": self.last.depth,
+            "nodes": self.last.nodes,
+            "exact": self.last.exact,
+        }
         return self.last.action
 
     def reset(self, seed: int | None = None) -> None:

@@ -14,6 +14,8 @@
   starts when the env is made and again at each ``reset(seed=...)`` with a seed; a plain
   ``reset()`` goes on counting. ``info["fitness"]`` is the reward, ``info["instance"]`` the
   instance number.
+- Render modes: ``ansi`` (the first 100 bits and the fitness) and ``rgb_array`` (the genome as
+  a bit strip with its fitness, ``boardgym.draw.blackbox``; blank before the first step).
 """
 
 from __future__ import annotations
@@ -24,14 +26,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from boardgym.games.blackbox import GENOME_LENGTH, BlackBoxProblem
+import boardgym.draw as draw
+from boardgym.games.blackbox import GENOME_LENGTH, BlackBox, BlackBoxProblem, BlackBoxState
 from boardgym.types import BoardgymError
 
 
 class BlackBoxEnv(gym.Env):
     """One genome per episode, fitness as reward (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -40,8 +43,10 @@ class BlackBoxEnv(gym.Env):
         genome_length: int = GENOME_LENGTH,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode not in (None, "ansi"):
-            raise BoardgymError(f"render_mode={render_mode!r} is not one of ['ansi'] for blackbox")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise BoardgymError(
+                f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']} for blackbox"
+            )
         self.render_mode = render_mode
         self.problem = BlackBoxProblem(instance, genome_length)
         n = self.problem.genome_length
@@ -73,10 +78,25 @@ class BlackBoxEnv(gym.Env):
         info = {"calls": self.problem.calls, "fitness": self._fitness, "instance": self.problem.instance}
         return self._genome.copy(), self._fitness, True, False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to gym.make")
             return None
+        if self.render_mode == "rgb_array":
+            return draw.rgb_array(*self._position())
         bits = "".join(map(str, self._genome.tolist()))
         score = "not evaluated" if self._fitness is None else f"fitness {self._fitness:.4f}"
         return f"{bits[:100]}...\ninstance {self.problem.instance}, {score}, {self.problem.calls} call(s)"
+
+    def _repr_svg_(self) -> str:
+        """The genome last evaluated and its fitness, for Jupyter."""
+        return draw.svg(*self._position(), targets=False)
+
+    def _position(self) -> tuple[BlackBox, BlackBoxState]:
+        """The last genome as a finished position of the one-player game (nothing set before
+        the first step), which is what the drawing reads."""
+        game = BlackBox(self.problem.instance, self.problem.genome_length)
+        if self._fitness is None:
+            return game, game.initial_state()
+        bits = int.from_bytes(np.packbits(self._genome.astype(np.uint8), bitorder="little").tobytes(), "little")
+        return game, BlackBoxState(self.problem.genome_length, bits)

@@ -18,12 +18,14 @@ Conventions, written down once for every game:
   add (order enforcing: no ``step``/``observe`` before ``reset``; illegal-move termination) are
   built in, so the AEC loop pays for no wrapper indirection on every attribute.
 - ``render()``: ``"ansi"`` returns the rules' text board with coordinates, ``"human"`` prints
-  it, ``"rgb_array"`` paints the board grid for games that have one.
+  it, ``"rgb_array"`` returns the game's picture (``boardgym.draw``: the SVG drawing
+  rasterised, last move marked) as a ``(height, width, 3)`` uint8 array whose size depends
+  only on the game's parameters. In Jupyter an env shows that picture (``_repr_svg_``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
@@ -31,12 +33,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+import boardgym.draw as draw
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.types import Action, BoardgymError, IllegalActionError
 
 RENDER_MODES = ["ansi", "human", "rgb_array"]
-_COLOURS = np.array([[236, 226, 198], [30, 30, 30], [240, 240, 240], [200, 40, 40], [40, 90, 200]], np.uint8)
 
 
 class BoardgymAECEnv(AECEnv):
@@ -64,6 +66,7 @@ class BoardgymAECEnv(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(n) for agent in self.possible_agents}
         self._no_moves = np.zeros(n, dtype=np.int8)
         self.state = game.initial_state()
+        self.moves: list[Action] = []  # this game's actions so far (the picture marks the last)
         self._has_reset = False
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -74,6 +77,7 @@ class BoardgymAECEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.state = self.game.initial_state()
+        self.moves = []
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -104,12 +108,14 @@ class BoardgymAECEnv(AECEnv):
         game, state = self.game, self.state
         self._cumulative_rewards[agent] = 0.0
         try:
-            self.state = state = game.apply(state, _as_action(action))
+            played = _as_action(action)
+            self.state = state = game.apply(state, played)
         except IllegalActionError:
             self._end_game({a: (-1.0 if a == agent else 0.0) for a in self.agents}, truncated=False)
             self.infos[agent]["illegal_action"] = action
             self.agent_selection = self._next_agent(agent)
         else:
+            self.moves.append(played)
             if game.is_terminal(state):
                 returns = game.returns(state)
                 self._end_game({a: float(returns[self._index[a]]) for a in self.agents}, game.is_truncated(state))
@@ -123,10 +129,14 @@ class BoardgymAECEnv(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' to the env")
             return None
-        return render_state(self.game, self.state, self.render_mode)
+        return render_state(self.game, self.state, self.render_mode, self.moves)
 
     def close(self) -> None:
         pass
+
+    def _repr_svg_(self) -> str:
+        """The position's picture, for Jupyter."""
+        return draw.svg(self.game, self.state, self.moves, targets=False)
 
     # -- internals --------------------------------------------------------------------------
     def _end_game(self, rewards: dict[str, float], truncated: bool) -> None:
@@ -151,9 +161,9 @@ def _as_action(action: Any) -> Action:
 
 
 def render_modes(game: Game) -> list[str]:
-    """``ansi`` and ``human`` for every game, ``rgb_array`` for games with a board grid."""
-    has_picture = game.board_grid(game.initial_state()) is not None
-    return RENDER_MODES if has_picture else RENDER_MODES[:2]
+    """``ansi`` and ``human`` for every game, and ``rgb_array`` for every game with a drawing
+    in ``boardgym.draw`` (all of them)."""
+    return RENDER_MODES if game.name in draw.DRAWINGS else RENDER_MODES[:2]
 
 
 def check_render_mode(game: Game, render_mode: str | None) -> str | None:
@@ -162,37 +172,16 @@ def check_render_mode(game: Game, render_mode: str | None) -> str | None:
     return render_mode
 
 
-def render_state(game: Game, state: Any, mode: str) -> str | np.ndarray | None:
-    """Render ``state`` in ``mode``: the text board (``ansi``), printed (``human``) or a
-    picture (``rgb_array``), the latter for games with a ``board_grid``."""
+def render_state(game: Game, state: Any, mode: str, history: Sequence[Action] = ()) -> str | np.ndarray | None:
+    """Render ``state`` in ``mode``: the text board (``ansi``), printed (``human``) or the
+    picture with the last move of ``history`` marked (``rgb_array``)."""
+    if mode == "rgb_array":
+        return draw.rgb_array(game, state, history[-2:])
     text = game.render(state)
     if mode == "ansi":
         return text
-    if mode == "human":
-        print(text, flush=True)
-        return None
-    grid = game.board_grid(state)
-    if grid is None:
-        raise ValueError(f"{game.name} has no picture; use render_mode='ansi'")
-    return paint_grid(np.asarray(grid))
-
-
-def paint_grid(grid: np.ndarray, cell: int = 40) -> np.ndarray:
-    """A picture of a board grid (0 empty, p+1 player p's piece): discs on a board."""
-    rows, cols = grid.shape
-    yy, xx = np.mgrid[0:cell, 0:cell]
-    centre = (cell - 1) / 2
-    disc = (yy - centre) ** 2 + (xx - centre) ** 2 <= (0.4 * cell) ** 2
-    image = np.empty((rows * cell, cols * cell, 3), np.uint8)
-    for r in range(rows):
-        for c in range(cols):
-            tile = np.broadcast_to(_COLOURS[0], (cell, cell, 3)).copy()
-            tile[0, :] = tile[:, 0] = _COLOURS[1]
-            value = int(grid[r, c])
-            if value:
-                tile[disc] = _COLOURS[2 + value % 3]
-            image[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell] = tile
-    return image
+    print(text, flush=True)
+    return None
 
 
 def make_env_fns(game_name: str) -> tuple[Callable[..., BoardgymAECEnv], Callable[..., BoardgymAECEnv]]:

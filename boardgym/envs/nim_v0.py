@@ -30,7 +30,7 @@ Action mask         ``Box(0, 1, (len(heaps) * T,), int8)`` for the agent on move
                     all zeros otherwise
 Rewards             +1 / -1 at the end (no draws); an illegal move ends the game
                     with -1 for the player who made it
-Render modes        ``ansi``, ``human``
+Render modes        ``ansi``, ``human``, ``rgb_array``
 ==================  =============================================================
 
 Version history: v0, first release.

@@ -33,7 +33,7 @@ Action mask         ``Box(0, 1, (32,), int8)``: empty cells while placing, avail
                     pieces while choosing, for the agent on move; zeros otherwise
 Rewards             +1 win, -1 loss, 0 draw at the end; an illegal move ends the
                     game with -1 for the player who made it
-Render modes        ``ansi``, ``human``
+Render modes        ``ansi``, ``human``, ``rgb_array``
 ==================  =============================================================
 
 Four pieces in a row, column or diagonal that share one attribute value (all 1 or all 0 in

@@ -33,7 +33,7 @@ Action mask         ``Box(0, 1, (8,), int8)``, ones on directions to free cells
                     for the agent on move, all zeros otherwise
 Rewards             +1 win, -1 loss at the end; an illegal move ends the game
                     with -1 for the player who made it
-Render modes        ``ansi``, ``human``, ``rgb_array`` (black cells and the stone)
+Render modes        ``ansi``, ``human``, ``rgb_array``
 ==================  =============================================================
 
 Version history: v0, first release.

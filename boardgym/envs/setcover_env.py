@@ -14,7 +14,8 @@ seeds the env's generator, it does not draw a new instance.
   is minus the size of the cover found. An illegal action (a set already taken) is a wasted
   step: -1, nothing changes, ``info["illegal_action"]`` records it; after ``num_sets`` steps
   without a cover the episode is truncated.
-- ``info["covered"]`` counts the covered elements. Render modes: ``ansi``, ``human``.
+- ``info["covered"]`` counts the covered elements. Render modes: ``ansi``, ``human``,
+  ``rgb_array`` (the sets as rows, covered elements below: ``boardgym.draw.setcover``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from boardgym.envs.core import check_render_mode, render_state
+import boardgym.draw as draw
+from boardgym.envs.core import RENDER_MODES, check_render_mode, render_state
 from boardgym.games import make_game
 from boardgym.games.setcover import SetCover
 from boardgym.types import BoardgymError, IllegalActionError, Mask
@@ -34,7 +36,7 @@ from boardgym.types import BoardgymError, IllegalActionError, Mask
 class SetCoverEnv(gym.Env):
     """One set cover instance (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
 
     def __init__(self, game: str | SetCover = "setcover", render_mode: str | None = None, **params: Any) -> None:
         built = make_game(game, **params) if isinstance(game, str) else game
@@ -46,11 +48,13 @@ class SetCoverEnv(gym.Env):
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.state = self.game.initial_state()
         self.steps = 0
+        self.moves: list[int] = []  # the sets taken, in order
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         self.state = self.game.initial_state()
         self.steps = 0
+        self.moves = []
         if self.render_mode == "human":
             self.render()
         return self.game.observation(self.state, 0), self._info({})
@@ -60,6 +64,7 @@ class SetCoverEnv(gym.Env):
         self.steps += 1
         try:
             self.state = self.game.apply(self.state, int(action))
+            self.moves.append(int(action))
         except (IllegalActionError, TypeError, ValueError):
             info["illegal_action"] = action
         if self.render_mode == "human":
@@ -78,7 +83,11 @@ class SetCoverEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to gym.make")
             return None
-        return render_state(self.game, self.state, self.render_mode)
+        return render_state(self.game, self.state, self.render_mode, self.moves)
+
+    def _repr_svg_(self) -> str:
+        """The instance and the sets taken, for Jupyter."""
+        return draw.svg(self.game, self.state, self.moves, targets=False)
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
         info["action_mask"] = self.action_masks()

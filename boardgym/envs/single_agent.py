@@ -11,6 +11,8 @@ each episode from the env's seeded generator). Game parameters pass through
 - Reward: the learner's return (+1 / -1 / 0) when the game ends, 0 before. An illegal action
   ends the episode with -1 and ``info["illegal_action"]``.
 - ``info["seat"]`` is the learner's seat, ``info["opponent_action"]`` the opponent's last reply.
+- Render modes: ``ansi``, ``human`` and ``rgb_array`` (the game's picture, last move marked;
+  see ``boardgym.envs.core``); ``env.unwrapped`` shows the picture in Jupyter.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+import boardgym.draw as draw
 from boardgym.agents.registry import make_agent
 from boardgym.envs.core import RENDER_MODES, _as_action, check_render_mode, render_modes, render_state
 from boardgym.game import Game
@@ -56,12 +59,14 @@ class SingleAgentEnv(gym.Env):
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.seat = self.fixed_seat if self.fixed_seat is not None else 0
         self.state = self.game.initial_state()
+        self.moves: list[int] = []  # both seats' actions this episode (the picture marks the last)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(2))
         self.opponent.reset(seed=int(self.np_random.integers(2**63)))
         self.state = self.game.initial_state()
+        self.moves = []
         info: dict[str, Any] = {"seat": self.seat}
         self._opponent_moves(info)
         if self.render_mode == "human":
@@ -72,11 +77,13 @@ class SingleAgentEnv(gym.Env):
         game = self.game
         info: dict[str, Any] = {"seat": self.seat}
         try:
-            self.state = game.apply(self.state, _as_action(action))
+            played = _as_action(action)
+            self.state = game.apply(self.state, played)
         except IllegalActionError:
             info["illegal_action"] = action
             info["action_mask"] = np.zeros(game.num_actions, dtype=bool)
             return self._observe(), -1.0, True, False, info
+        self.moves.append(played)
         self._opponent_moves(info)
         if self.render_mode == "human":
             self.render()
@@ -97,7 +104,11 @@ class SingleAgentEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to gym.make")
             return None
-        return render_state(self.game, self.state, self.render_mode)
+        return render_state(self.game, self.state, self.render_mode, self.moves)
+
+    def _repr_svg_(self) -> str:
+        """The position's picture, for Jupyter."""
+        return draw.svg(self.game, self.state, self.moves, targets=False)
 
     # -- internals --------------------------------------------------------------------------
     def _opponent_moves(self, info: dict[str, Any]) -> None:
@@ -105,6 +116,7 @@ class SingleAgentEnv(gym.Env):
         while not game.is_terminal(self.state) and game.current_player(self.state) != self.seat:
             action = self.opponent.act(game, self.state)
             self.state = game.apply(self.state, action)
+            self.moves.append(int(action))
             info["opponent_action"] = action
 
     def _observe(self) -> np.ndarray:

@@ -34,7 +34,8 @@ class MatchRecord:
     winning seat or ``DRAW`` (a puzzle counts as won when its return is positive);
     ``first_player`` the seat that moved first; ``moves_per_seat[seat]`` and
     ``seconds_per_move[seat]`` how often and how long on average that seat's agent thought;
-    ``moves`` the actions in order (empty when played with ``record_moves=False``).
+    ``moves`` the actions in order (empty when played with ``record_moves=False``);
+    ``move_seconds`` each move's thinking time (only when played with ``record_times=True``).
     """
 
     agents: tuple[str, ...]
@@ -46,6 +47,7 @@ class MatchRecord:
     seconds_per_move: tuple[float, ...]
     moves: tuple[Action, ...]
     truncated: bool = False
+    move_seconds: tuple[float, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +60,7 @@ class MatchRecord:
             "seconds_per_move": list(self.seconds_per_move),
             "moves": list(self.moves),
             "truncated": self.truncated,
+            **({"move_seconds": list(self.move_seconds)} if self.move_seconds else {}),
         }
 
     @classmethod
@@ -72,6 +75,7 @@ class MatchRecord:
             seconds_per_move=tuple(float(t) for t in values["seconds_per_move"]),
             moves=tuple(int(a) for a in values.get("moves", ())),
             truncated=bool(values.get("truncated", False)),
+            move_seconds=tuple(float(t) for t in values.get("move_seconds", ())),
         )
 
 
@@ -125,6 +129,7 @@ def play_match(
     *,
     index: int = 0,
     record_moves: bool = True,
+    record_times: bool = False,
 ) -> MatchRecord:
     """Play one game; ``agents[seat]`` plays seat ``seat``. Spec strings are built with
     ``make_agent``. Each agent is reset with ``game_seed(seed, index, seat)`` first and told
@@ -140,6 +145,7 @@ def play_match(
     thinking = [0.0] * len(players)
     counts = [0] * len(players)
     moves: list[Action] = []
+    times: list[float] = []
     state = game.initial_state()
     first_player = game.current_player(state)
     clock = time.perf_counter
@@ -147,7 +153,9 @@ def play_match(
         seat = game.current_player(state)
         started = clock()
         action = players[seat].act(game, state)
-        thinking[seat] += clock() - started
+        took = clock() - started
+        thinking[seat] += took
+        times.append(took)
         counts[seat] += 1
         try:
             state = game.apply(state, action)
@@ -171,6 +179,7 @@ def play_match(
         seconds_per_move=tuple(t / n if n else 0.0 for t, n in zip(thinking, counts, strict=True)),
         moves=tuple(moves) if record_moves else (),
         truncated=game.is_truncated(state),
+        move_seconds=tuple(times) if record_times else (),
     )
 
 

@@ -11,13 +11,15 @@ one game to the next beyond what ``reset`` clears.
 Files (when ``out_dir`` is given): ``tournament.json`` (the settings) and ``results.jsonl``,
 one line per finished game appended as it comes, so an interrupted run keeps its games and
 ``resume=True`` plays only the missing ones. Asking for more games per pairing on resume
-extends a finished tournament: the first rounds keep their indices and seeds.
+extends a finished tournament: the first rounds keep their indices and seeds. With
+``save_games=N`` the games of index below N also keep each move's time, and each is written
+as a game record to ``games/game-<index>.json`` (``boardgym replay`` reads both).
 
 Puzzles (one player) are played as solo series: every agent plays ``games_per_pair`` games.
 
 Backends (``BACKENDS``) play the fixtures still owed: ``local``, worker processes on this
-machine; ``ray``, Ray tasks on a Ray started here or on a cluster (``boardgym.evaluate.ray_backend``).
-Either yields finished games in any order; the file and the result are the same.
+machine; ``ray``, Ray tasks on a Ray started here or on a cluster (``boardgym.cluster``). Either
+yields finished games in any order, each once; the file and the result are the same.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent, parse_spec
 from boardgym.evaluate.match import DRAW, MatchRecord, play_match
 from boardgym.evaluate.ratings import GameResult
+from boardgym.evaluate.records import record_of_match
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.runs import RUNS_ROOT, atomic_write_text
@@ -155,6 +158,7 @@ def run_tournament(
     start_method: str | None = None,
     backend: str = "local",
     address: str | None = None,
+    save_games: int = 0,
 ) -> Tournament:
     """Play the tournament and return it with every game (sorted by index). See the module doc
     for the schedule and the files; ``out_dir=None`` writes nothing.
@@ -182,6 +186,8 @@ def run_tournament(
         raise BoardgymError(f"games per pairing {games_per_pair} must be at least 1, e.g. --games 100")
     if workers < 1:
         raise BoardgymError(f"workers={workers} must be at least 1")
+    if save_games < 0:
+        raise BoardgymError(f"save_games={save_games} must be 0 or more (the first N games are saved)")
     labels = tuple(s if isinstance(s, str) else str(getattr(s, "spec", type(s).__name__)) for s in specs)
     for spec in specs:  # fail here, with the bad spec named, rather than in a worker
         if isinstance(spec, str):
@@ -202,7 +208,9 @@ def run_tournament(
     todo = [fixture for fixture in tournament.schedule() if fixture.index not in done]
     bar = _progress_bar(len(done) + len(todo), len(done), game_name, progress)
     results = open(results_path, "a") if results_path is not None else None
-    plays = _play_fixtures(backend, game, game_params, specs, seed, todo, workers, record_moves, start_method, address)
+    plays = _play_fixtures(
+        backend, game, game_params, specs, seed, todo, workers, record_moves, start_method, save_games, address
+    )
     try:
         for played in plays:
             if played.index in done:  # a chunk played twice (a retried task): keep the first copy
@@ -212,6 +220,8 @@ def run_tournament(
             if results is not None:
                 results.write(played.to_json() + "\n")
                 results.flush()
+                if played.index < save_games and record_moves and out_dir is not None:
+                    _save_game(Path(out_dir), game, played)
             bar.update(1)
     finally:
         plays.close()  # stops the workers now, also on Ctrl-C or an error
@@ -328,26 +338,33 @@ def _play_fixtures(
     workers: int,
     record_moves: bool,
     start_method: str | None,
+    save_games: int,
     address: str | None,
 ) -> Generator[PlayedGame, None, None]:
     """The games of ``todo`` from the backend asked for, in any order."""
     if backend == "ray":
-        return _play_on_ray(game, game_params, specs, seed, todo, workers, record_moves, address)
-    return _play_all(game, game_params, specs, seed, todo, workers, record_moves, start_method)
+        return _play_on_ray(game, game_params, specs, seed, todo, workers, record_moves, save_games, address)
+    return _play_all(game, game_params, specs, seed, todo, workers, record_moves, start_method, save_games)
 
 
 class _Table:
     """A game and the agents (built once) that play the fixtures handed to one process."""
 
-    def __init__(self, game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int) -> None:
+    def __init__(
+        self, game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int, save_games: int = 0
+    ) -> None:
         self.game = make_game(game_name, **game_params)
         self.specs = list(specs)
         self.seed = seed
+        self.save_games = save_games
         self.agents: dict[int, Agent] = {}
 
     def play(self, fixture: Fixture, record_moves: bool) -> PlayedGame:
         players = [self._agent(i) for i in fixture.seats]
-        record = play_match(self.game, players, self.seed, index=fixture.index, record_moves=record_moves)
+        timed = record_moves and fixture.index < self.save_games
+        record = play_match(
+            self.game, players, self.seed, index=fixture.index, record_moves=record_moves, record_times=timed
+        )
         return PlayedGame(fixture.index, fixture.seats, record)
 
     def _agent(self, i: int) -> Agent:
@@ -359,13 +376,15 @@ class _Table:
 _WORKER_TABLE: _Table | None = None
 
 
-def _init_worker(game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int) -> None:
+def _init_worker(
+    game_name: str, game_params: dict[str, Any], specs: Sequence[str | Agent], seed: int, save_games: int
+) -> None:
     global _WORKER_TABLE
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
-    _WORKER_TABLE = _Table(game_name, game_params, specs, seed)
+    _WORKER_TABLE = _Table(game_name, game_params, specs, seed, save_games)
 
 
 def _play_chunk(fixtures: list[Fixture], record_moves: bool) -> list[PlayedGame]:
@@ -382,11 +401,12 @@ def _play_all(
     workers: int,
     record_moves: bool,
     start_method: str | None,
+    save_games: int,
 ) -> Generator[PlayedGame, None, None]:
     if not todo:
         return
     if workers == 1 or len(todo) == 1:
-        table = _Table(game.name, game_params, specs, seed)
+        table = _Table(game.name, game_params, specs, seed, save_games)
         for fixture in todo:
             yield table.play(fixture, record_moves)
         return
@@ -400,7 +420,7 @@ def _play_all(
         workers,
         mp_context=multiprocessing.get_context(start_method),
         initializer=_init_worker,
-        initargs=(game.name, game_params, list(specs), seed),
+        initargs=(game.name, game_params, list(specs), seed, save_games),
     )
     finished = False
     try:
@@ -423,6 +443,7 @@ def _play_on_ray(
     todo: list[Fixture],
     workers: int,
     record_moves: bool,
+    save_games: int,
     address: str | None,
 ) -> Generator[PlayedGame, None, None]:
     """``todo`` as Ray tasks (``boardgym.cluster.imap_chunks``: a task whose worker dies is
@@ -433,7 +454,7 @@ def _play_on_ray(
     where that folder exists (a shared file system)."""
     from boardgym.cluster import imap_chunks
 
-    table = (uuid.uuid4().hex, game.name, game_params, list(specs), seed, os.getcwd())
+    table = (uuid.uuid4().hex, game.name, game_params, list(specs), seed, save_games, os.getcwd())
     yield from imap_chunks(_play_table_chunk, table, todo, args=(record_moves,), address=address, num_cpus=workers)
 
 
@@ -441,20 +462,30 @@ _RAY_TABLE: tuple[str, _Table] | None = None
 
 
 def _play_table_chunk(
-    table: tuple[str, str, dict[str, Any], list[str | Agent], int, str], fixtures: list[Fixture], record_moves: bool
+    table: tuple[str, str, dict[str, Any], list[str | Agent], int, int, str],
+    fixtures: list[Fixture],
+    record_moves: bool,
 ) -> list[PlayedGame]:
     """One Ray task: ``fixtures`` played at the table that ``table`` describes (its first item
     names the tournament), built on the first task of this tournament in the process."""
     global _RAY_TABLE
-    key, game_name, game_params, specs, seed, folder = table
+    key, game_name, game_params, specs, seed, save_games, folder = table
     if os.path.isdir(folder):  # agents load their files lazily, at their first game
         os.chdir(folder)
     if _RAY_TABLE is None or _RAY_TABLE[0] != key:
         os.environ.setdefault("OMP_NUM_THREADS", "1")
-        _RAY_TABLE = (key, _Table(game_name, game_params, specs, seed))
+        _RAY_TABLE = (key, _Table(game_name, game_params, specs, seed, save_games))
         if "torch" in sys.modules:  # one thread per task, as in the local workers
             sys.modules["torch"].set_num_threads(1)
     return [_RAY_TABLE[1].play(fixture, record_moves) for fixture in fixtures]
+
+
+def _save_game(out_dir: Path, game: Game, played: PlayedGame) -> None:
+    record = played.record
+    title = f"{out_dir.name}, game {played.index}"
+    record_of_match(game, record.agents, record.moves, record.move_seconds, title).save(
+        out_dir / "games" / f"game-{played.index}.json"
+    )
 
 
 def _progress_bar(total: int, initial: int, game_name: str, enabled: bool):  # -> tqdm

@@ -100,3 +100,15 @@ def test_checkpoints_of_the_old_alphazero_format_still_load(tmp_path: Path) -> N
     assert agent.act(game, game.initial_state()) in game.legal_actions(game.initial_state())
     with pytest.raises(BoardgymError, match="trained on tictactoe"):
         AlphaZeroAgent(make_game("connect_four"), checkpoint=tmp_path / "old.pt")
+
+
+def test_last_info_shows_visits_or_the_policy(tmp_path: Path) -> None:
+    game = make_game("tictactoe")
+    path = _checkpoint(tmp_path, game)
+    searcher = make_agent(f"alphazero:checkpoint={path},simulations=16", game, seed=0)
+    searcher.act(game, game.initial_state())
+    assert sum(searcher.last_info["visits"].values()) == 16 and -1 <= searcher.last_info["value"] <= 1
+    policy_only = make_agent(f"alphazero:checkpoint={path},simulations=0", game, seed=0)
+    policy_only.act(game, game.initial_state())
+    assert set(policy_only.last_info["policy"]) == set(range(9))
+    assert sum(policy_only.last_info["policy"].values()) == pytest.approx(1.0, abs=1e-4)

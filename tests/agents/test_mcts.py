@@ -182,3 +182,14 @@ def test_generic_playouts_agree_on_the_hex_block() -> None:
     )
     state = replay(game, HEX_BLOCK)
     assert game.action_to_str(state, tree.best_action(tree.search(state))) == "d7"
+
+
+def test_last_info_holds_the_root_visits_and_value() -> None:
+    game = make_game("tictactoe")
+    agent = make_agent("mcts:simulations=200", game, seed=0)
+    assert agent.last_info == {}
+    action = agent.act(game, game.initial_state())
+    info = agent.last_info
+    assert sum(info["visits"].values()) == 200
+    assert max(info["visits"], key=info["visits"].get) == action
+    assert -1.0 <= info["value"] <= 1.0 and info["simulations"] == 200 and info["seconds"] >= 0

@@ -129,3 +129,10 @@ def test_bad_specs_are_explained() -> None:
     with pytest.raises(BoardgymError, match="too large to search to the end"):
         make_agent("minimax:exact=true", make_game("connect_four"))
     assert make_agent("minimax:exact=true,time=0.1", make_game("connect_four")) is not None
+
+
+def test_last_info_holds_depth_nodes_and_score() -> None:
+    game = make_game("connect_four")
+    agent = make_agent("minimax:depth=3", game, seed=0)
+    agent.act(game, game.initial_state())
+    assert agent.last_info["depth"] == 3 and agent.last_info["nodes"] > 0 and "score" in agent.last_info

@@ -74,13 +74,16 @@ class AlphaZeroAgent(BaseAgent):
 
     def act(self, game: Game, state: Any) -> Action:
         if self.simulations == 0:
-            priors, _ = self.evaluator.evaluate(game, [state])
+            priors, values = self.evaluator.evaluate(game, [state])
+            legal = game.legal_actions(state)
+            self.last_info = {"policy": {int(a): float(priors[0][a]) for a in legal}, "value": float(values[0])}
             return int(np.argmax(priors[0]))
         if not self.reuse:
             self.tree.reset()
         root = self.tree.search(state)
         sampling = self.temperature_moves == 0 or self.moves_played < self.temperature_moves
         action = self.tree.choose(root, self.temperature if sampling else 0.0)
+        self.last_info = self.tree.summary(root)
         self.moves_played += 1
         self.tree.advance(action)
         return action

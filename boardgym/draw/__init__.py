@@ -1,0 +1,138 @@
+"""Pictures of every game: one SVG drawing per game over the rules' states, and the same
+picture as PNG bytes or an ``rgb_array``.
+
+::
+
+    from boardgym import draw
+    game = boardgym.make_game("hex", size=7)
+    draw.show(game, state)                  # shows itself in Jupyter (_repr_svg_)
+    draw.svg(game, state, history=moves)    # the SVG text; the last move is marked
+    draw.rgb_array(game, state)             # (height, width, 3) uint8: what render_mode="rgb_array" returns
+    draw.show(game, state).save("board.png")
+
+Every picture has its coordinates in the game's typed notation, marks the last move of
+``history`` (the actions played so far, or their tail), and carries one transparent element
+per legal move with ``class="target"`` and ``data-action="<int>"`` (see
+``boardgym.draw.canvas``), so that a page can highlight and click them. ``overlay`` draws a
+share per action (e.g. a search's visit distribution) over the targets.
+
+Drawing is pure string building over the rules (no gymnasium, no torch); ``DRAWINGS`` maps a
+game's name to its drawing function, one module per game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardgym.draw.canvas import Canvas
+from boardgym.draw.raster import png_to_rgb, svg_to_png
+from boardgym.game import Game
+from boardgym.registry import Entry, lookup
+from boardgym.runs import atomic_write_bytes, atomic_write_text
+from boardgym.types import Action, BoardgymError
+
+_HERE = "boardgym.draw"
+
+DRAWINGS: dict[str, Entry] = {
+    "tictactoe": Entry(f"{_HERE}.tictactoe:draw", "3x3 grid, X and O"),
+    "connect_four": Entry(f"{_HERE}.connect_four:draw", "7x6 frame, red and yellow discs"),
+    "nim": Entry(f"{_HERE}.nim:draw", "heaps as rows of matches"),
+    "quixo": Entry(f"{_HERE}.quixo:draw", "cubes with X/O faces, the border ring shaded"),
+    "quarto": Entry(f"{_HERE}.quarto:draw", "board, piece to place and the pieces available"),
+    "hex": Entry(f"{_HERE}.hex:draw", "rhombus of hexagons with coloured edges"),
+    "rastros": Entry(f"{_HERE}.rastros:draw", "8x8 board, trail, stone and both goals"),
+    "setcover": Entry(f"{_HERE}.setcover:draw", "sets as rows, elements as columns"),
+    "blackbox": Entry(f"{_HERE}.blackbox:draw", "the genome as a bit strip, ones per slice"),
+}
+
+
+def picture(game: Game, state: Any, history: Sequence[Action] = ()) -> Canvas:
+    """The drawing description of ``state`` (see ``boardgym.draw.canvas.Canvas``)."""
+    draw_function = lookup(DRAWINGS, game.name, "drawing").load()
+    canvas: Canvas = draw_function(game, state, tuple(int(a) for a in history))
+    return canvas
+
+
+def svg(
+    game: Game,
+    state: Any,
+    history: Sequence[Action] = (),
+    *,
+    targets: bool = True,
+    overlay: Mapping[Action, float] | None = None,
+) -> str:
+    """The picture as SVG text; ``targets=False`` leaves out the clickable move elements."""
+    return picture(game, state, history).svg(targets=targets, overlay=overlay)
+
+
+def png(
+    game: Game,
+    state: Any,
+    history: Sequence[Action] = (),
+    *,
+    scale: float = 1.0,
+    overlay: Mapping[Action, float] | None = None,
+) -> bytes:
+    """The picture as PNG bytes (``scale`` 2: twice the pixels)."""
+    return svg_to_png(svg(game, state, history, targets=False, overlay=overlay), scale)
+
+
+def rgb_array(game: Game, state: Any, history: Sequence[Action] = (), *, scale: float = 1.0) -> np.ndarray:
+    """The picture as a ``(height, width, 3)`` uint8 array; its size depends only on the game
+    and its parameters, never on the position, so the frames of a video line up."""
+    return png_to_rgb(png(game, state, history, scale=scale))
+
+
+class Board:
+    """One position's picture that shows itself in Jupyter (states are plain tuples, so
+    ``show`` wraps them): ``draw.show(game, state)``. ``save(path)`` writes ``.svg`` or ``.png``."""
+
+    def __init__(
+        self,
+        game: Game,
+        state: Any,
+        history: Sequence[Action] = (),
+        overlay: Mapping[Action, float] | None = None,
+    ) -> None:
+        self.game = game
+        self.state = state
+        self.history = tuple(history)
+        self.overlay = dict(overlay) if overlay else None
+
+    def svg(self, targets: bool = False) -> str:
+        return svg(self.game, self.state, self.history, targets=targets, overlay=self.overlay)
+
+    def png(self, scale: float = 1.0) -> bytes:
+        return png(self.game, self.state, self.history, scale=scale, overlay=self.overlay)
+
+    def save(self, path: str | Path, scale: float = 1.0) -> Path:
+        """Write the picture to ``path``: SVG or PNG by its suffix."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".svg":
+            atomic_write_text(path, self.svg())
+        elif suffix == ".png":
+            atomic_write_bytes(path, self.png(scale))
+        else:
+            raise BoardgymError(f"cannot write a picture to {str(path)!r}: name a .svg or a .png file")
+        return path
+
+    def _repr_svg_(self) -> str:
+        return self.svg()
+
+    def __repr__(self) -> str:
+        return f"Board({self.game!r})\n{self.game.render(self.state)}"
+
+
+def show(
+    game: Game, state: Any, history: Sequence[Action] = (), overlay: Mapping[Action, float] | None = None
+) -> Board:
+    """A ``Board`` that Jupyter shows as the picture of ``state``."""
+    return Board(game, state, history, overlay)
+
+
+__all__ = ["DRAWINGS", "Board", "Canvas", "picture", "png", "rgb_array", "show", "svg"]

@@ -1,0 +1,150 @@
+"""Real browser tests: headless Chromium plays a whole game of every game on the page by
+clicking the highlighted moves, and reads the result; illegal clicks, undo, the record
+download, watching two agents, the agent's analysis and the replay page."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from boardgym.evaluate.records import record_of_match
+from boardgym.games import make_game
+from boardgym.web.replay import write_replay
+
+# (game, page parameters, players): small boards where the defaults make long games.
+WHOLE_GAMES = [
+    ("tictactoe", {}, ["human", "random"]),
+    ("connect_four", {}, ["random", "human"]),
+    ("nim", {"heaps": "2,3,4", "k": "3"}, ["human", "random"]),
+    ("quixo", {"size": "4", "max_moves": "30"}, ["human", "random"]),
+    ("quarto", {}, ["human", "random"]),
+    ("hex", {"size": "5", "swap": "true"}, ["random", "human"]),
+    ("rastros", {}, ["human", "random"]),
+    ("setcover", {"problem_size": "12", "num_sets": "10", "density": "0.3", "seed": "2"}, ["human"]),
+    ("blackbox", {"instance": "2", "genome_length": "8"}, ["human"]),
+]
+RESULTS = re.compile(r"^(you win|you lose|draw|finished: return -?[\d.]+)$")
+
+
+def start_game(page: Any, url: str, game: str, params: dict[str, str], players: list[str]) -> None:
+    page.goto(url)
+    page.wait_for_selector("#game option[value='tictactoe']", state="attached")
+    page.select_option("#game", game)
+    for key, value in params.items():
+        page.fill(f"input[name='param-{key}']", value)
+    for seat, player in enumerate(players):
+        page.select_option(f"#seat{seat}", player)
+    page.click("#new-game")
+    page.wait_for_function(
+        "document.querySelector('#board svg') !== null || document.querySelector('#message').textContent !== ''"
+    )
+    assert page.text_content("#message") == "", page.text_content("#message")
+
+
+def click_a_move(page: Any, rng: random.Random) -> None:
+    targets = page.locator("#board:not(.waiting) .target")
+    target = targets.nth(rng.randrange(targets.count()))
+    # Nim's targets lie over one another: a match's left edge is inside its own target only.
+    overlap = "overlap" in (target.get_attribute("class") or "")
+    with page.expect_response(lambda response: response.url.endswith("/move")):
+        target.click(position={"x": 3, "y": 12} if overlap else None)
+
+
+def play_to_the_end(page: Any, seed: int, max_clicks: int = 120) -> str:
+    rng = random.Random(seed)
+    for _ in range(max_clicks):
+        page.wait_for_function(
+            "document.querySelector('#result').textContent !== '' || "
+            "document.querySelector('#board:not(.waiting) .target') !== null",
+            timeout=30_000,
+        )
+        result = page.text_content("#result")
+        if result:
+            return result
+        click_a_move(page, rng)
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize(("game", "params", "players"), WHOLE_GAMES, ids=[case[0] for case in WHOLE_GAMES])
+def test_a_whole_game_by_clicks(page: Any, live_server: Any, game: str, params: dict, players: list) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    start_game(page, live_server.url, game, params, players)
+    result = play_to_the_end(page, seed=len(game))
+    assert RESULTS.match(result), result
+    assert page.locator("#moves tbody tr").count() > 0
+    assert page.locator("#board .target").count() == 0  # nothing left to click
+    assert page.text_content("#message") == "" and errors == []
+
+
+def test_an_illegal_click_is_explained(page: Any, live_server: Any) -> None:
+    start_game(page, live_server.url, "tictactoe", {}, ["human", "human"])
+    with page.expect_response(lambda response: response.url.endswith("/move")):
+        page.click("#board [data-move='b2']")
+    page.wait_for_selector("#board [data-move='b2'].spot", state="attached")
+    with page.expect_response(lambda response: response.url.endswith("/move")):
+        page.click("#board [data-move='b2']")
+    assert "not legal here; legal moves: a1" in page.text_content("#message")
+    page.click("#board svg", position={"x": 5, "y": 5})  # the margin: no move there
+    assert "click one of the highlighted moves" in page.text_content("#message")
+    page.fill("#typed-move", "q7")
+    with page.expect_response(lambda response: response.url.endswith("/move")):
+        page.click("#typed button")
+    assert "cannot read move 'q7'" in page.text_content("#message")
+
+
+def test_undo_download_and_the_agents_analysis(page: Any, live_server: Any, tmp_path: Path) -> None:
+    start_game(page, live_server.url, "tictactoe", {}, ["human", "mcts:simulations=300"])
+    with page.expect_response(lambda response: response.url.endswith("/agent")):
+        page.click("#board [data-action='4']")
+    page.wait_for_selector("#analysis svg .overlay", state="attached")
+    assert "mcts:simulations=300 played" in page.text_content("#analysis")
+    assert page.locator("#moves tbody tr").count() == 2
+    with page.expect_download() as download:
+        page.click("#download")
+    record = json.loads(Path(download.value.path()).read_text())
+    assert record["format"] == "boardgym-game-v1" and [m["move"] for m in record["moves"]][0] == "b2"
+    with page.expect_response(lambda response: response.url.endswith("/undo")):
+        page.click("#undo")
+    page.wait_for_function("document.querySelectorAll('#moves tbody tr').length === 0")
+    assert page.locator("#board .target").count() == 9
+
+
+def test_watching_two_agents_play(page: Any, live_server: Any) -> None:
+    start_game(page, live_server.url, "connect_four", {}, ["random", "random"])
+    page.wait_for_function("document.querySelector('#result').textContent !== ''", timeout=60_000)
+    assert re.match(r"^(player [01] \(random\) wins|draw)$", page.text_content("#result"))
+    assert page.locator("#moves tbody tr.agent").count() >= 7
+
+
+def test_a_bad_spec_is_refused_on_the_page(page: Any, live_server: Any) -> None:
+    start_game(page, live_server.url, "tictactoe", {}, ["human", "random"])
+    page.select_option("#seat1", "__other__")
+    page.fill("#seat1-spec", "mcts:sims=5")
+    page.click("#new-game")
+    page.wait_for_function("document.querySelector('#message').textContent !== ''")
+    assert "agent 'mcts' has no parameter 'sims'" in page.text_content("#message")
+
+
+def test_the_replay_page_steps_with_buttons_and_keys(page: Any, tmp_path: Path) -> None:
+    game = make_game("connect_four")
+    moves = [3, 3, 4, 4, 5, 5, 6]
+    path = write_replay(record_of_match(game, ["a", "b"], moves, [0.5] * 7, "test"), tmp_path / "replay.html")
+    page.goto(path.as_uri())
+    assert page.text_content("#position") == "move 0 of 7"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.text_content("#position") == "move 2 of 7"
+    assert "2. b played d in 500 ms" in page.text_content("#details")
+    page.keyboard.press("End")
+    assert page.text_content("#position") == "move 7 of 7"
+    assert "X (red) wins" in page.text_content("#board")
+    page.click("#first")
+    assert page.text_content("#position") == "move 0 of 7"
+    page.click("#rows tr:nth-child(4)")
+    assert page.text_content("#position") == "move 4 of 7"
