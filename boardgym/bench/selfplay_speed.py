@@ -54,7 +54,7 @@ class CostInputs:
     position_bytes: float
     """One position as sent back (state, visit policy, result), pickled."""
     actor_positions_per_s: float
-    """Self-play positions per second of one actor (one CPU core)."""
+    """Self-play positions per second of one actor on a core of its own."""
     learner_samples_per_s: float
     """Training samples per second of the learner."""
     positions_per_game: float
@@ -133,8 +133,8 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
             f"network {args.blocks}x{args.channels}"
         )
         speeds, sample = _selfplay_speeds(game, network, settings, args)
-        for source, speed in speeds.items():
-            print(f"  {source:<26} {speed:10.0f} positions/s")
+        for source, (speed, per_cpu) in speeds.items():
+            print(f"  {source:<26} {speed:10.0f} positions/s  ({per_cpu:,.0f} per CPU-second of the players)")
         inputs = _cost_inputs(game, network, sample, speeds, args)
         _print_model(inputs, args)
     return 0
@@ -143,9 +143,10 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
 # -- measuring -----------------------------------------------------------------------------------
 def _selfplay_speeds(
     game: Game, network: AlphaZeroNet, settings: SelfPlaySettings, args: argparse.Namespace
-) -> tuple[dict[str, float], SelfPlayResult]:
-    """Best positions/s of each source over alternating rounds (a burst of load elsewhere on
-    the machine then lands on every source alike), and one round's result (for the bytes)."""
+) -> tuple[dict[str, tuple[float, float]], SelfPlayResult]:
+    """Best positions per second and per CPU-second of each source over alternating rounds (a
+    burst of load elsewhere on the machine then lands on every source alike), and one round's
+    result (for the bytes)."""
     labels = {
         "local": "local --workers 1",
         "workers2": "local --workers 2",
@@ -155,6 +156,7 @@ def _selfplay_speeds(
     ray_cpus = sum(int(source[3:]) for source in args.sources if source.startswith("ray"))
     pools: dict[str, SelfPlaySource | None] = {}
     best = dict.fromkeys(args.sources, 0.0)
+    per_cpu = dict.fromkeys(args.sources, 0.0)
     sample = SelfPlayResult()
     try:
         for source in args.sources:
@@ -164,12 +166,13 @@ def _selfplay_speeds(
                 played = _play(pool, game, network, settings, args.games_per_round, (args.seed, round_))
                 if round_ > 0:
                     best[source] = max(best[source], len(played.positions) / max(played.seconds, 1e-9))
+                    per_cpu[source] = max(per_cpu[source], len(played.positions) / max(played.cpu_seconds, 1e-9))
                 sample = played
     finally:
         for pool in reversed(pools.values()):  # the Ray pool that started Ray closes last
             if pool is not None:
                 pool.close()
-    return {labels[source]: speed for source, speed in best.items()}, sample
+    return {labels[source]: (best[source], per_cpu[source]) for source in best}, sample
 
 
 def _source(source: str, game: Game, ray_cpus: int) -> SelfPlaySource | None:
@@ -201,7 +204,7 @@ def _cost_inputs(
     game: Game,
     network: AlphaZeroNet,
     sample: SelfPlayResult,
-    speeds: dict[str, float],
+    speeds: dict[str, tuple[float, float]],
     args: argparse.Namespace,
 ) -> CostInputs:
     weights = {k: v.detach().cpu() for k, v in network.state_dict().items()}
@@ -213,7 +216,9 @@ def _cost_inputs(
     defaults = Config()
     replay_ratio = defaults.train_steps * defaults.batch_size / (defaults.games_per_iteration * per_game)
     learner_cpu = _learner_samples_per_s(game, network, sample, args.train_steps)
-    actor = speeds.get("ray --actors 1") or next(iter(speeds.values()))
+    # One actor's speed is that of one core: positions per CPU-second of the one-actor source
+    # (or of the first measured), which the other work on a shared machine does not change.
+    actor = (speeds.get("ray --actors 1") or next(iter(speeds.values())))[1]
     print(f"  weights (pickled state_dict)  {weights_bytes:10,d} bytes per iteration and machine")
     print(
         f"  a position as float32        {float_bytes:10,d} bytes ({planes} plane values, "
@@ -221,7 +226,8 @@ def _cost_inputs(
     )
     print(f"  a position as sent           {sent:10,.0f} bytes (state, visit policy, result; pickled)")
     print(f"  positions per game           {per_game:10.1f}")
-    print(f"  learner on this CPU          {learner_cpu:10,.0f} samples/s (batch {defaults.batch_size}, 1 thread)")
+    print(f"  learner on one core          {learner_cpu:10,.0f} samples/s (batch {defaults.batch_size}, 1 thread)")
+    print(f"  one actor (one core)         {actor:10,.0f} positions/s")
     print(f"  replay ratio (defaults)      {replay_ratio:10.2f} samples trained per position played")
     return CostInputs(
         weights_bytes=weights_bytes,
@@ -235,7 +241,7 @@ def _cost_inputs(
 
 
 def _learner_samples_per_s(game: Game, network: AlphaZeroNet, sample: SelfPlayResult, steps: int) -> float:
-    """The trainer's own training step, timed on this CPU (one thread)."""
+    """The trainer's own training step on this CPU: samples per CPU-second of one thread."""
     learner = AlphaZeroNet.from_architecture(network.architecture())
     learner.load_state_dict(network.state_dict())
     config = Config(train_steps=steps)
@@ -246,9 +252,9 @@ def _learner_samples_per_s(game: Game, network: AlphaZeroNet, sample: SelfPlayRe
     rng = np.random.default_rng(0)
     device = torch.device("cpu")
     _train_steps(learner, optimizer, scaler, buffer, Config(train_steps=2), rng, device, False)  # warm-up
-    started = time.perf_counter()
+    started = time.process_time()  # one thread: CPU time is the speed of one core, whatever else runs
     _train_steps(learner, optimizer, scaler, buffer, config, rng, device, False)
-    return steps * config.batch_size / (time.perf_counter() - started)
+    return steps * config.batch_size / max(time.process_time() - started, 1e-9)
 
 
 def _print_model(inputs: CostInputs, args: argparse.Namespace) -> None:

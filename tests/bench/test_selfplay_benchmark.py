@@ -45,6 +45,8 @@ def test_a_tiny_run_prints_speeds_bytes_and_the_prediction(capsys) -> None:
         "a position as float32",
         "samples/s",
         "one learner feeds",
+        "one actor (one core)",
+        "per CPU-second of the players",
         "| 64 |",
     ):
         assert text in out

@@ -100,6 +100,7 @@ def merge_results(parts: list[SelfPlayResult]) -> SelfPlayResult:
         merged.moves += part.moves
         merged.network_calls += part.network_calls
         merged.leaves += part.leaves
+        merged.cpu_seconds += part.cpu_seconds
     return merged
 
 
