@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import socket
 from collections.abc import Callable, Generator, Sequence
 from types import ModuleType
@@ -149,11 +150,13 @@ def imap_chunks(
     address: str | None = None,
     num_cpus: int | None = None,
     max_retries: int = MAX_RETRIES,
+    what: str = "the work",
 ) -> Generator[T, None, None]:
     """``function(shared, chunk, *args)`` as Ray tasks over short chunks of ``items``; yields
     the items of each returned list as its task finishes (in completion order).
 
-    ``shared`` goes to the object store once and is handed to every task. A task whose worker
+    ``shared`` (``what``, in an error) goes to the object store once and is handed to every
+    task. A task whose worker
     process dies (killed, out of memory, a machine lost) is run again by Ray, up to
     ``max_retries`` times, from the start of its chunk: a chunk's results come back all
     together or not at all. An error the function raises fails the run at once (no retry: it
@@ -166,7 +169,12 @@ def imap_chunks(
     ray = session.ray
     pending: list[Any] = []
     try:
-        shared_ref = ray.put(shared)
+        try:
+            shared_ref = ray.put(shared)
+        except (TypeError, pickle.PicklingError, AttributeError):
+            raise BoardgymError(
+                f"cannot send {what} to the Ray workers ({_pickling_error(ray, shared)}); every part must pickle"
+            ) from None
         task = ray.remote(num_cpus=1, max_retries=max_retries)(function)
         cpus = max(1, int(session.resources().get("CPU", 1)))
         size = max(1, min(16, len(items) // (cpus * 16)))  # steady progress, little to play again
@@ -179,6 +187,15 @@ def imap_chunks(
         for ref in pending:
             ray.cancel(ref, force=True)
         session.close()
+
+
+def _pickling_error(ray: Any, value: Any) -> str:
+    """Why ``value`` does not pickle, in one line (Ray's own message is a page)."""
+    try:
+        ray.cloudpickle.dumps(value)
+    except Exception as error:  # whatever pickling raised is the reason
+        return str(error).splitlines()[0] if str(error) else type(error).__name__
+    return "it pickles here, but not in Ray's serializer"
 
 
 def _task_result(ray: Any, ref: Any, max_retries: int) -> list[Any]:

@@ -455,7 +455,15 @@ def _play_on_ray(
     from boardgym.cluster import imap_chunks
 
     table = (uuid.uuid4().hex, game.name, game_params, list(specs), seed, save_games, os.getcwd())
-    yield from imap_chunks(_play_table_chunk, table, todo, args=(record_moves,), address=address, num_cpus=workers)
+    yield from imap_chunks(
+        _play_table_chunk,
+        table,
+        todo,
+        args=(record_moves,),
+        address=address,
+        num_cpus=workers,
+        what="the tournament's agents",
+    )
 
 
 _RAY_TABLE: tuple[str, _Table] | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,21 @@ def test_resume_on_ray_plays_only_the_missing_games(ray_local, tmp_path: Path) -
 def test_an_agent_error_on_ray_is_its_own_sentence(ray_local, tmp_path: Path) -> None:
     with pytest.raises(BoardgymError, match="played an illegal move"):
         run_tournament("tictactoe", [IllegalMover(make_game("tictactoe")), "random"], 1, progress=False, backend="ray")
+
+
+class Unpicklable(RandomAgent):
+    def __init__(self, game: Game, *, seed: int | None = None) -> None:
+        super().__init__(game, seed=seed)
+        self.lock = threading.Lock()
+
+
+def test_an_agent_object_that_cannot_travel_is_one_sentence(ray_local) -> None:
+    game = make_game("tictactoe")
+    with pytest.raises(
+        BoardgymError,
+        match=r"cannot send the tournament's agents to the Ray workers \(cannot pickle '_thread.lock' object\)",
+    ):
+        run_tournament("tictactoe", [Unpicklable(game), "random"], 1, progress=False, backend="ray")
 
 
 class IllegalMover(RandomAgent):
