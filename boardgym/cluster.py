@@ -155,14 +155,13 @@ def imap_chunks(
     """``function(shared, chunk, *args)`` as Ray tasks over short chunks of ``items``; yields
     the items of each returned list as its task finishes (in completion order).
 
-    ``shared`` (``what``, in an error) goes to the object store once and is handed to every
-    task. A task whose worker
-    process dies (killed, out of memory, a machine lost) is run again by Ray, up to
-    ``max_retries`` times, from the start of its chunk: a chunk's results come back all
-    together or not at all. An error the function raises fails the run at once (no retry: it
-    would raise again), a ``BoardgymError`` as its own sentence. Closing the generator cancels
-    the tasks still running and leaves Ray (``RaySession.close``). ``function`` is sent by
-    reference: its module must be importable on every node."""
+    ``shared`` (named ``what`` in an error) goes to the object store once and is handed to
+    every task. A task whose worker process dies (killed, out of memory, a machine lost) is run
+    again by Ray, up to ``max_retries`` times, from the start of its chunk: a chunk's results
+    come back all together or not at all. An error the function raises fails the run at once
+    (no retry: it would raise again), a ``BoardgymError`` as its own sentence. Closing the
+    generator cancels the tasks still running and leaves Ray (``RaySession.close``).
+    ``function`` is sent by reference: its module must be importable on every node."""
     if not items:
         return
     session = connect_ray(address, num_cpus=num_cpus)
