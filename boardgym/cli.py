@@ -14,6 +14,7 @@ from typing import Any
 
 from boardgym import __version__
 from boardgym.agents.registry import AGENTS, make_agent
+from boardgym.evaluate.tournament import BACKENDS as TOURNAMENT_BACKENDS
 from boardgym.game import Game
 from boardgym.games import GAMES, make_game, parse_game_params
 from boardgym.registry import Entry, lookup
@@ -24,6 +25,10 @@ BENCHES: dict[str, Entry] = {
     "envs": Entry("boardgym.bench.env_speed:main", "random play: our AEC envs and rules vs PettingZoo and OpenSpiel"),
     "search": Entry(
         "boardgym.bench.search_speed:main", "MCTS simulations/s and alpha-beta nodes/s vs OpenSpiel's MCTSBot"
+    ),
+    "selfplay": Entry(
+        "boardgym.bench.selfplay_speed:main",
+        "AlphaZero self-play positions/s here and on Ray actors; the cluster cost model's figures",
     ),
 }
 
@@ -339,8 +344,9 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "evaluate",
         help="tournament between agents: leaderboard, Elo and TrueSkill, plots",
-        description="Round robin (or gauntlet) between agent specs, seats alternated, in worker processes; "
-        "writes report.md, summary.json, results.jsonl and png plots to runs/GAME/evaluate/RUN-NAME/.",
+        description="Round robin (or gauntlet) between agent specs, seats alternated, in worker processes "
+        "(or Ray tasks: --backend ray); writes report.md, summary.json, results.jsonl and png plots to "
+        "runs/GAME/evaluate/RUN-NAME/.",
     )
     add_game_arguments(parser)
     parser.add_argument(
@@ -351,7 +357,26 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
         help='agent specs, e.g. random perfect "mcts:simulations=200"',
     )
     parser.add_argument("--games", type=int, default=100, help="games per pairing (per agent for puzzles), default 100")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU cores, at most 8)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes (default: CPU cores, at most 8); with --backend ray and no --address, "
+        "the CPUs of the Ray started here",
+    )
+    parser.add_argument(
+        "--backend",
+        default="local",
+        choices=list(TOURNAMENT_BACKENDS),
+        help="where games are played: " + "; ".join(f"{k}: {v}" for k, v in TOURNAMENT_BACKENDS.items()),
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: the cluster (auto, HOST:PORT of the head, ray://HOST:10001); default: "
+        "$RAY_ADDRESS, else a Ray started on this machine (docs/cluster.md)",
+    )
     parser.add_argument(
         "--seed", type=int, default=0, help="tournament seed; each game's seeds derive from it (default 0)"
     )
@@ -396,6 +421,8 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
             game_params=parse_game_params(args.param),
             gauntlet=args.gauntlet,
             resume=args.resume,
+            backend=args.backend,
+            address=args.address,
             save_games=args.save_games,
         )
     except KeyboardInterrupt:

@@ -1,7 +1,7 @@
 """The package's layers hold by construction: no module imports a layer above its own, no
 imports go round in a cycle, and the pure rules load without gymnasium, pettingzoo or torch.
 
-Layers, lowest first (docs/architecture.md): types -> game -> registry, runs, config -> games ->
+Layers, lowest first (docs/architecture.md): types -> game -> registry, runs, config, cluster -> games ->
 solve, draw -> agents -> envs -> evaluate -> train -> bench, web -> cli and the package root. Every import
 counts, at module level or inside a function: a function-level import does not make an upward
 dependency any less real.
@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "boardgym.registry": 2,
     "boardgym.runs": 2,
     "boardgym.config": 2,
+    "boardgym.cluster": 2,
     "boardgym.games": 3,
     "boardgym.solve": 4,
     "boardgym.draw": 4,  # pictures of the rules' states: pure string building

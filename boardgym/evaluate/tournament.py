@@ -16,6 +16,10 @@ extends a finished tournament: the first rounds keep their indices and seeds. Wi
 as a game record to ``games/game-<index>.json`` (``boardgym replay`` reads both).
 
 Puzzles (one player) are played as solo series: every agent plays ``games_per_pair`` games.
+
+Backends (``BACKENDS``) play the fixtures still owed: ``local``, worker processes on this
+machine; ``ray``, Ray tasks on a Ray started here or on a cluster (``boardgym.cluster``). Either
+yields finished games in any order, each once; the file and the result are the same.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import os
 import signal
 import sys
 import time
+import uuid
 from collections.abc import Generator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -44,6 +49,11 @@ from boardgym.types import BoardgymError
 
 SETTINGS_FILE = "tournament.json"
 RESULTS_FILE = "results.jsonl"
+
+BACKENDS: dict[str, str] = {
+    "local": "worker processes on this machine (--workers)",
+    "ray": "Ray tasks on a Ray started here or on the cluster at --address (pip install 'boardgym[ray]')",
+}
 
 
 @dataclass(frozen=True)
@@ -146,6 +156,8 @@ def run_tournament(
     progress: bool = True,
     record_moves: bool = True,
     start_method: str | None = None,
+    backend: str = "local",
+    address: str | None = None,
     save_games: int = 0,
 ) -> Tournament:
     """Play the tournament and return it with every game (sorted by index). See the module doc
@@ -154,7 +166,15 @@ def run_tournament(
     ``specs`` are agent spec strings, built once in each worker, or agent objects (those need
     ``workers=1``, which plays in this process, or the ``fork`` start method, the default on
     Linux; with ``spawn`` they must pickle). ``record_moves=False`` keeps the move lists out of
-    the records and the results file."""
+    the records and the results file.
+
+    ``backend`` (``BACKENDS``): ``local`` plays in ``workers`` processes here; ``ray`` plays Ray
+    tasks on the cluster at ``address`` (``boardgym.cluster``), or on a Ray started here with
+    ``workers`` CPUs when there is no address."""
+    if backend not in BACKENDS:
+        raise BoardgymError(f"unknown backend {backend!r}; known backends: {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise BoardgymError(f"--address {address!r} is for --backend ray; drop it or add --backend ray")
     game_params = dict(game_params or {})
     game = make_game(game_name, **game_params)
     if game.num_players not in (1, 2):
@@ -188,9 +208,14 @@ def run_tournament(
     todo = [fixture for fixture in tournament.schedule() if fixture.index not in done]
     bar = _progress_bar(len(done) + len(todo), len(done), game_name, progress)
     results = open(results_path, "a") if results_path is not None else None
-    plays = _play_all(game, game_params, specs, seed, todo, workers, record_moves, start_method, save_games)
+    plays = _play_fixtures(
+        backend, game, game_params, specs, seed, todo, workers, record_moves, start_method, save_games, address
+    )
     try:
         for played in plays:
+            if played.index in done:  # a chunk played twice (a retried task): keep the first copy
+                continue
+            done.add(played.index)
             tournament.games.append(played)
             if results is not None:
                 results.write(played.to_json() + "\n")
@@ -303,6 +328,25 @@ def _read_results(path: Path) -> tuple[list[PlayedGame], int]:
 
 
 # -- playing --------------------------------------------------------------------------------
+def _play_fixtures(
+    backend: str,
+    game: Game,
+    game_params: dict[str, Any],
+    specs: Sequence[str | Agent],
+    seed: int,
+    todo: list[Fixture],
+    workers: int,
+    record_moves: bool,
+    start_method: str | None,
+    save_games: int,
+    address: str | None,
+) -> Generator[PlayedGame, None, None]:
+    """The games of ``todo`` from the backend asked for, in any order."""
+    if backend == "ray":
+        return _play_on_ray(game, game_params, specs, seed, todo, workers, record_moves, save_games, address)
+    return _play_all(game, game_params, specs, seed, todo, workers, record_moves, start_method, save_games)
+
+
 class _Table:
     """A game and the agents (built once) that play the fixtures handed to one process."""
 
@@ -389,6 +433,59 @@ def _play_all(
             for process in list(getattr(executor, "_processes", {}).values()):
                 process.terminate()
         executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _play_on_ray(
+    game: Game,
+    game_params: dict[str, Any],
+    specs: Sequence[str | Agent],
+    seed: int,
+    todo: list[Fixture],
+    workers: int,
+    record_moves: bool,
+    save_games: int,
+    address: str | None,
+) -> Generator[PlayedGame, None, None]:
+    """``todo`` as Ray tasks (``boardgym.cluster.imap_chunks``: a task whose worker dies is
+    played again, its chunk's games all together or not at all), each task playing its chunk
+    with the same ``_Table`` as the local workers, built once per Ray worker process. Agent
+    objects travel pickled: their classes must be importable on every node. Relative paths in
+    specs (``checkpoint=runs/...``) are read from this process's folder, on every machine
+    where that folder exists (a shared file system)."""
+    from boardgym.cluster import imap_chunks
+
+    table = (uuid.uuid4().hex, game.name, game_params, list(specs), seed, save_games, os.getcwd())
+    yield from imap_chunks(
+        _play_table_chunk,
+        table,
+        todo,
+        args=(record_moves,),
+        address=address,
+        num_cpus=workers,
+        what="the tournament's agents",
+    )
+
+
+_RAY_TABLE: tuple[str, _Table] | None = None
+
+
+def _play_table_chunk(
+    table: tuple[str, str, dict[str, Any], list[str | Agent], int, int, str],
+    fixtures: list[Fixture],
+    record_moves: bool,
+) -> list[PlayedGame]:
+    """One Ray task: ``fixtures`` played at the table that ``table`` describes (its first item
+    names the tournament), built on the first task of this tournament in the process."""
+    global _RAY_TABLE
+    key, game_name, game_params, specs, seed, save_games, folder = table
+    if os.path.isdir(folder):  # agents load their files lazily, at their first game
+        os.chdir(folder)
+    if _RAY_TABLE is None or _RAY_TABLE[0] != key:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        _RAY_TABLE = (key, _Table(game_name, game_params, specs, seed, save_games))
+        if "torch" in sys.modules:  # one thread per task, as in the local workers
+            sys.modules["torch"].set_num_threads(1)
+    return [_RAY_TABLE[1].play(fixture, record_moves) for fixture in fixtures]
 
 
 def _save_game(out_dir: Path, game: Game, played: PlayedGame) -> None:

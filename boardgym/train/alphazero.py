@@ -17,7 +17,9 @@ overwritten; ``--resume`` continues it): ``config.json``, TensorBoard events, ``
 stamped with the iteration that ``checkpoint.pt`` names, and checked on resume) and, at the
 end, ``final.pt`` (what ``alphazero:checkpoint=PATH`` loads; ``checkpoint.pt`` loads too).
 ``--device auto`` uses CUDA when available, with float16 autocast there; ``--workers N`` plays
-self-play in N processes; ``--max-minutes`` bounds the wall time.
+self-play in N processes; ``--backend ray --actors N [--address ADDR]`` plays it in N Ray
+actors, here or across a cluster (``boardgym.agents.alphazero.ray_selfplay``; the same loop,
+files, tags and ``--resume``; docs/cluster.md); ``--max-minutes`` bounds the wall time.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -46,8 +49,9 @@ from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy
 from boardgym.agents.alphazero.replay import ReplayBuffer
 from boardgym.agents.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha, play_selfplay_games
-from boardgym.agents.alphazero.workers import SelfPlayPool
+from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
+from boardgym.cluster import check_address
 from boardgym.config import option
 from boardgym.game import Game
 from boardgym.runs import load_checkpoint, save_checkpoint
@@ -57,6 +61,10 @@ from boardgym.types import BoardgymError
 METHOD = "alphazero"
 REPLAY_FORMAT = "boardgym.alphazero-replay/1"
 RESUME_KEYS = (*NETWORK_KEYS, "optimizer", "previous_state_dict", "history", "rng")
+SELFPLAY_BACKENDS: dict[str, str] = {
+    "local": "self-play in this process, or in --workers processes",
+    "ray": "self-play in --actors Ray actors, here or on the cluster at --address (pip install 'boardgym[ray]')",
+}
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,17 @@ class Config(RunConfig):
     amp: bool = option(True, "float16 autocast for network calls and training (CUDA only)")
     threads: int = option(1, "torch CPU threads (self-play is Python-bound; 1 is best on small machines)")
     workers: int = option(1, "self-play processes (1: self-play in this process; one per spare CPU core pays)")
+    backend: str = option(
+        "local", "where self-play runs: local (this process, or --workers processes) or ray (--actors Ray actors)"
+    )
+    actors: int = option(
+        2, "self-play Ray actors with --backend ray (a CPU each, and a GPU share where there are GPUs)"
+    )
+    address: str | None = option(
+        None,
+        "with --backend ray: the Ray cluster (auto, HOST:PORT of the head, ray://HOST:10001); default: "
+        "$RAY_ADDRESS, else a Ray started on this machine (docs/cluster.md)",
+    )
     iterations: int = option(60, "self-play / training iterations")
     max_minutes: float = option(0.0, "stop after the iteration that would end past this many minutes (0: no limit)")
     games_per_iteration: int = option(64, "self-play games per iteration")
@@ -146,7 +165,7 @@ def train(config: Config) -> Path:
         )
         last_scores: dict[str, str] = {}  # the latest measurement, shown on the progress bar
         evaluator = NetworkEvaluator(network, device=device, amp=amp)
-        pool = SelfPlayPool(config.workers, game, str(device), amp) if config.workers > 1 else None
+        pool = _selfplay_pool(config, game, device, amp)
         if pool is not None:
             run.on_close(pool.close)
         start = run.step
@@ -301,6 +320,25 @@ def _measure(
     return results
 
 
+def _selfplay_pool(config: Config, game: Game, device: torch.device, amp: bool) -> SelfPlaySource | None:
+    """Where self-play runs besides this process: Ray actors (``--backend ray``), worker
+    processes (``--workers`` > 1), or None: in this process."""
+    if config.backend == "ray":
+        from boardgym.agents.alphazero.ray_selfplay import RaySelfPlayPool
+
+        return RaySelfPlayPool(
+            config.actors,
+            game,
+            device=config.device,
+            amp=config.amp,
+            address=config.address,
+            num_cpus=max(config.actors, os.cpu_count() or 1),
+        )
+    if config.workers > 1:
+        return SelfPlayPool(config.workers, game, str(device), amp)
+    return None
+
+
 def _elo_gain(score: float) -> float:
     """The Elo difference that a score (points per game) implies, clipped to +-400 per step."""
     score = min(max(score, 0.09), 0.91)
@@ -386,6 +424,17 @@ def _check(config: Config) -> None:
     check_at_least(config, positive)
     if config.train_steps < 0 or config.eval_every < 0:
         raise BoardgymError("--train-steps and --eval-every must be 0 or more")
+    _check_backend(config)
+
+
+def _check_backend(config: Config) -> None:
+    if config.backend not in SELFPLAY_BACKENDS:
+        raise BoardgymError(f"unknown --backend {config.backend!r}; known backends: {', '.join(SELFPLAY_BACKENDS)}")
+    if config.backend == "ray":
+        check_at_least(config, ("actors",))
+        check_address(config.address)
+    elif config.address is not None:
+        raise BoardgymError(f"--address {config.address!r} is for --backend ray; drop it or add --backend ray")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,9 @@ class SelfPlayResult:
     games: int = 0
     moves: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """CPU time of the process(es) that played, added up: positions per CPU-second is the speed
+    of one core, whatever else the machine was running."""
     network_calls: int = 0
     leaves: int = 0
     outcomes: list[tuple[float, ...]] = field(default_factory=list)
@@ -126,7 +129,7 @@ def play_selfplay_games(
 ) -> SelfPlayResult:
     """Play ``num_games`` games of the network against itself, ``parallel`` at a time."""
     result = SelfPlayResult()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     slots: list[_GameInFlight] = []
     begun = 0
     while slots or begun < num_games:
@@ -163,6 +166,7 @@ def play_selfplay_games(
                 still_playing.append(slot)
         slots = still_playing
     result.seconds = time.perf_counter() - started
+    result.cpu_seconds = time.process_time() - cpu_started
     return result
 
 

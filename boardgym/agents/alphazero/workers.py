@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -23,6 +23,17 @@ from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
 from boardgym.game import Game
 from boardgym.games import make_game
+
+
+class SelfPlaySource(Protocol):
+    """Self-play outside the trainer's process: what the training loop calls each iteration
+    (``SelfPlayPool`` here, ``RaySelfPlayPool`` on Ray)."""
+
+    def play(
+        self, network: AlphaZeroNet, num_games: int, *, parallel: int, settings: SelfPlaySettings, seed: tuple[int, ...]
+    ) -> SelfPlayResult: ...
+
+    def close(self) -> None: ...
 
 
 class SelfPlayPool:
@@ -44,7 +55,6 @@ class SelfPlayPool:
         started = time.perf_counter()
         weights = {k: v.detach().cpu() for k, v in network.state_dict().items()}
         architecture = network.architecture()
-        shares = [num_games // self.workers + (w < num_games % self.workers) for w in range(self.workers)]
         jobs = [
             self._pool.submit(
                 _play_share,
@@ -56,18 +66,10 @@ class SelfPlayPool:
                 settings,
                 [*seed, w],
             )
-            for w, share in enumerate(shares)
+            for w, share in enumerate(split_games(num_games, self.workers))
             if share
         ]
-        merged = SelfPlayResult()
-        for job in jobs:
-            part = job.result()
-            merged.positions.extend(part.positions)
-            merged.outcomes.extend(part.outcomes)
-            merged.games += part.games
-            merged.moves += part.moves
-            merged.network_calls += part.network_calls
-            merged.leaves += part.leaves
+        merged = merge_results([job.result() for job in jobs])
         merged.seconds = time.perf_counter() - started
         return merged
 
@@ -80,6 +82,47 @@ def _init_worker() -> None:
 
 
 _WORKER_GAME: dict[tuple, Game] = {}
+
+
+def split_games(num_games: int, workers: int) -> list[int]:
+    """How many of ``num_games`` each of ``workers`` plays: as even as can be, the first ones
+    one more."""
+    return [num_games // workers + (w < num_games % workers) for w in range(workers)]
+
+
+def merge_results(parts: list[SelfPlayResult]) -> SelfPlayResult:
+    """The workers' results as one, in the order given (positions, outcomes and counts)."""
+    merged = SelfPlayResult()
+    for part in parts:
+        merged.positions.extend(part.positions)
+        merged.outcomes.extend(part.outcomes)
+        merged.games += part.games
+        merged.moves += part.moves
+        merged.network_calls += part.network_calls
+        merged.leaves += part.leaves
+        merged.cpu_seconds += part.cpu_seconds
+    return merged
+
+
+def play_share(
+    game: Game,
+    architecture: dict[str, Any],
+    weights: dict[str, torch.Tensor],
+    device: str,
+    amp: bool,
+    num_games: int,
+    parallel: int,
+    settings: SelfPlaySettings,
+    seed_words: list[int],
+) -> SelfPlayResult:
+    """One worker's share of an iteration: ``num_games`` games with the network that
+    ``architecture`` and ``weights`` describe, randomness from ``SeedSequence(seed_words)``."""
+    network = AlphaZeroNet.from_architecture(architecture)
+    network.load_state_dict(weights)
+    network.to(device).eval()
+    evaluator = NetworkEvaluator(network, device=device, amp=amp)
+    rng = np.random.default_rng(np.random.SeedSequence(seed_words))
+    return play_selfplay_games(game, evaluator, num_games, parallel=parallel, settings=settings, rng=rng)
 
 
 def _play_share(
@@ -95,10 +138,4 @@ def _play_share(
     key = (name, repr(params))
     if key not in _WORKER_GAME:
         _WORKER_GAME[key] = make_game(name, **params)
-    game = _WORKER_GAME[key]
-    network = AlphaZeroNet.from_architecture(architecture)
-    network.load_state_dict(weights)
-    network.to(device).eval()
-    evaluator = NetworkEvaluator(network, device=device, amp=amp)
-    rng = np.random.default_rng(np.random.SeedSequence(seed_words))
-    return play_selfplay_games(game, evaluator, num_games, parallel=parallel, settings=settings, rng=rng)
+    return play_share(_WORKER_GAME[key], architecture, weights, device, amp, num_games, parallel, settings, seed_words)

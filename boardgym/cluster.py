@@ -1,0 +1,211 @@
+"""Ray, the optional backend that plays tournaments and AlphaZero self-play beyond one machine.
+
+``connect_ray(address)`` joins a Ray cluster, or starts a Ray on this machine, for one run;
+``close()`` on what it returns leaves again (and stops the Ray it started). The backends
+(tournaments through ``imap_chunks``, ``boardgym.agents.alphazero.ray_selfplay``) take their
+Ray from here, so the words a user types after ``--address`` mean the same in both:
+
+- no address: the cluster named by ``RAY_ADDRESS`` when that is set, else a Ray started on
+  this machine for the run (``num_cpus`` workers) and stopped at its end;
+- ``local``: a Ray started on this machine for the run, whatever ``RAY_ADDRESS`` says;
+- ``auto``: the cluster that ``ray start --head`` began on this machine;
+- ``HOST:PORT``: the head node of a cluster (port 6379 by default), run from a machine of it;
+- ``ray://HOST:10001``: Ray Client, from a machine outside the cluster (needs ``ray[client]``).
+
+A Ray already initialised in this process (by the caller, or a test) is used as it is and
+left running. Ray is an extra: ``pip install 'boardgym[ray]'``; without it every entry point
+here says so in one sentence. docs/cluster.md has the recipe for a cluster.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import socket
+from collections.abc import Callable, Generator, Sequence
+from types import ModuleType
+from typing import Any, TypeVar
+
+from boardgym.types import BoardgymError
+
+T = TypeVar("T")
+
+INSTALL_HINT = "pip install 'boardgym[ray]'"
+MAX_RETRIES = 3
+"""How often Ray runs a task again whose worker process died (``imap_chunks``)."""
+
+
+def import_ray() -> ModuleType:
+    """The ``ray`` module, or one sentence on how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise BoardgymError(
+            f"the ray backend needs Ray, which is not installed here; {INSTALL_HINT} (or use --backend local)"
+        ) from None
+    return ray
+
+
+def check_address(address: str | None) -> str | None:
+    """``address`` stripped, or one sentence when it cannot name a cluster."""
+    if address is None:
+        return None
+    if not isinstance(address, str) or not address.strip():
+        raise BoardgymError(
+            f"--address {address!r} names no Ray cluster; give auto, HOST:PORT or ray://HOST:PORT, "
+            "or leave it out to start Ray on this machine"
+        )
+    address = address.strip()
+    if address in ("auto", "local"):
+        return address
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise BoardgymError(
+            f"--address {address!r} is not a Ray address; give auto, HOST:PORT (the head node, port 6379 by "
+            "default) or ray://HOST:10001 (Ray Client)"
+        )
+    return address
+
+
+class RaySession:
+    """Ray, joined or started for one run (see the module docstring); ``close`` leaves it."""
+
+    def __init__(self, address: str | None = None, *, num_cpus: int | None = None) -> None:
+        self.address = check_address(address)
+        if num_cpus is not None and num_cpus < 1:
+            raise BoardgymError(f"num_cpus={num_cpus} must be at least 1")
+        self.ray = import_ray()
+        self.owned = False
+        if self.ray.is_initialized():
+            return
+        options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
+        starts_here = self.address in (None, "local") and not (self.address is None and os.environ.get("RAY_ADDRESS"))
+        if starts_here:
+            options.update(include_dashboard=False, num_cpus=num_cpus)
+        elif self.address not in (None, "auto"):
+            _check_reachable(self.address)
+        try:
+            self.ray.init(address=self.address, **options)
+        except (ConnectionError, ValueError, TimeoutError) as error:
+            where = self.address or os.environ.get("RAY_ADDRESS") or "this machine"
+            reason = (str(error).splitlines() or [type(error).__name__])[0]
+            raise BoardgymError(
+                f"cannot reach a Ray cluster at {where!r} ({reason}); start one with `ray start --head` "
+                "(docs/cluster.md), check --address, or leave it out to start Ray here"
+            ) from None
+        self.owned = True
+
+    def resources(self) -> dict[str, float]:
+        """What the cluster has in all: ``CPU``, ``GPU``, memory ..."""
+        return {str(k): float(v) for k, v in self.ray.cluster_resources().items()}
+
+    def close(self) -> None:
+        """Leave Ray; stop it if this session started it."""
+        if self.owned and self.ray.is_initialized():
+            self.ray.shutdown()
+        self.owned = False
+
+    def __enter__(self) -> RaySession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Fail in seconds, not minutes, when nothing listens at ``HOST:PORT`` (Ray itself retries
+    an unreachable head for a long time)."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except (OSError, ValueError) as error:
+        raise BoardgymError(
+            f"nothing answers at --address {address!r} ({error}); start the head with `ray start --head` "
+            "(docs/cluster.md), check the host and port, or leave --address out to start Ray here"
+        ) from None
+
+
+def connect_ray(address: str | None = None, *, num_cpus: int | None = None) -> RaySession:
+    """Join the Ray cluster at ``address`` or start one here (see the module docstring)."""
+    return RaySession(address, num_cpus=num_cpus)
+
+
+def gpu_share(cluster_gpus: float, actors: int, device: str) -> float:
+    """The fraction of a GPU each of ``actors`` self-play actors asks Ray for: none on
+    ``--device cpu`` or a cluster without GPUs, else the cluster's GPUs shared evenly, at most
+    one each (Ray then places an actor only where its share is free and hands it that GPU)."""
+    if device == "cpu" or cluster_gpus <= 0 or actors < 1:
+        return 0.0
+    return min(1.0, cluster_gpus / actors)
+
+
+def imap_chunks(
+    function: Callable[..., list[T]],
+    shared: Any,
+    items: Sequence[Any],
+    *,
+    args: tuple[Any, ...] = (),
+    address: str | None = None,
+    num_cpus: int | None = None,
+    max_retries: int = MAX_RETRIES,
+    what: str = "the work",
+) -> Generator[T, None, None]:
+    """``function(shared, chunk, *args)`` as Ray tasks over short chunks of ``items``; yields
+    the items of each returned list as its task finishes (in completion order).
+
+    ``shared`` (named ``what`` in an error) goes to the object store once and is handed to
+    every task. A task whose worker process dies (killed, out of memory, a machine lost) is run
+    again by Ray, up to ``max_retries`` times, from the start of its chunk: a chunk's results
+    come back all together or not at all. An error the function raises fails the run at once
+    (no retry: it would raise again), a ``BoardgymError`` as its own sentence. Closing the
+    generator cancels the tasks still running and leaves Ray (``RaySession.close``).
+    ``function`` is sent by reference: its module must be importable on every node."""
+    if not items:
+        return
+    session = connect_ray(address, num_cpus=num_cpus)
+    ray = session.ray
+    pending: list[Any] = []
+    try:
+        try:
+            shared_ref = ray.put(shared)
+        except (TypeError, pickle.PicklingError, AttributeError):
+            raise BoardgymError(
+                f"cannot send {what} to the Ray workers ({_pickling_error(ray, shared)}); every part must pickle"
+            ) from None
+        task = ray.remote(num_cpus=1, max_retries=max_retries)(function)
+        cpus = max(1, int(session.resources().get("CPU", 1)))
+        size = max(1, min(16, len(items) // (cpus * 16)))  # steady progress, little to play again
+        pending = [task.remote(shared_ref, items[i : i + size], *args) for i in range(0, len(items), size)]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                yield from _task_result(ray, ref, max_retries)
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        session.close()
+
+
+def _pickling_error(ray: Any, value: Any) -> str:
+    """Why ``value`` does not pickle, in one line (Ray's own message is a page)."""
+    try:
+        ray.cloudpickle.dumps(value)
+    except Exception as error:  # whatever pickling raised is the reason
+        return str(error).splitlines()[0] if str(error) else type(error).__name__
+    return "it pickles here, but not in Ray's serializer"
+
+
+def _task_result(ray: Any, ref: Any, max_retries: int) -> list[Any]:
+    try:
+        return list(ray.get(ref))
+    except ray.exceptions.RayTaskError as error:
+        if isinstance(error.cause, BoardgymError):
+            raise BoardgymError(str(error.cause)) from None
+        raise
+    except ray.exceptions.WorkerCrashedError:
+        raise BoardgymError(
+            f"the Ray worker running one task died on every attempt ({max_retries + 1}); the Ray logs "
+            "(/tmp/ray/session_latest/logs on each node) say why"
+        ) from None
