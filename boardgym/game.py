@@ -73,7 +73,13 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def apply(self, state: S, action: Action) -> S:
         """The state after ``action``; ``IllegalActionError`` (see ``check_legal``) if it is
-        not legal. ``state`` itself is never changed."""
+        not legal. ``state`` itself is never changed. An ``action`` that is not an ``int`` goes
+        through ``boardgym.types.as_action`` first (numpy integers become ``int``, anything
+        else is refused), so no foreign type reaches the rules::
+
+            if type(action) is not int:
+                action = as_action(action)
+        """
 
     @abstractmethod
     def is_terminal(self, state: S) -> bool:

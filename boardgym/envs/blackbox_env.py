@@ -6,7 +6,9 @@
     env.reset(seed=0)
     _, fitness, terminated, _, info = env.step(genome)   # terminated is always True
 
-- Action: ``MultiBinary(genome_length)``, the genome.
+- Action: ``MultiBinary(genome_length)``, the genome: ``genome_length`` numbers, each 0 or 1
+  (anything else is refused, one sentence). After the step the episode is over and ``step``
+  refuses until ``reset()``.
 - Observation: ``MultiBinary(genome_length)``: zeros after ``reset``, the genome just
   evaluated after ``step``.
 - Reward: the genome's fitness in [0, 1] (1.0 for all ones; see ``boardgym.games.blackbox``).
@@ -54,6 +56,7 @@ class BlackBoxEnv(gym.Env):
         self.observation_space = spaces.MultiBinary(n)
         self._genome = np.zeros(n, dtype=np.int8)
         self._fitness: float | None = None
+        self._episode_over = True  # until the first reset
 
     @property
     def calls(self) -> int:
@@ -65,15 +68,25 @@ class BlackBoxEnv(gym.Env):
             self.problem.calls = 0
         self._genome = np.zeros(self.problem.genome_length, dtype=np.int8)
         self._fitness = None
+        self._episode_over = False
         return self._genome.copy(), {"calls": self.problem.calls, "instance": self.problem.instance}
 
     def step(self, action: Any):
-        genome = np.asarray(action)
-        if genome.shape != (self.problem.genome_length,):
+        if self._episode_over:
+            raise BoardgymError("the episode is over (or has not begun): one genome per episode; call reset() first")
+        n = self.problem.genome_length
+        try:
+            genome = np.asarray(action)
+        except Exception:  # an object numpy cannot make an array of
+            genome = np.asarray(None)
+        if genome.shape != (n,):
+            raise BoardgymError(f"a black-box action is a genome of {n} bits; got shape {genome.shape}")
+        if genome.dtype.kind not in "biuf" or not np.isin(genome, (0, 1)).all():
             raise BoardgymError(
-                f"a black-box action is a genome of {self.problem.genome_length} bits; got shape {genome.shape}"
+                f"a black-box genome holds only 0s and 1s; got {genome.dtype} values such as {genome[:3]}"
             )
-        self._genome = (genome != 0).astype(np.int8)
+        self._episode_over = True
+        self._genome = genome.astype(np.int8)
         self._fitness = self.problem(self._genome)
         info = {"calls": self.problem.calls, "fitness": self._fitness, "instance": self.problem.instance}
         return self._genome.copy(), self._fitness, True, False, info

@@ -17,6 +17,11 @@ Conventions, written down once for every game:
 - ``env()`` and ``raw_env()`` return the same class: the checks PettingZoo's standard wrappers
   add (order enforcing: no ``step``/``observe`` before ``reset``; illegal-move termination) are
   built in, so the AEC loop pays for no wrapper indirection on every attribute.
+- Once every agent is done (each stepped with ``None`` after the end), ``step`` warns and
+  does nothing and ``last()`` warns and gives the final observation, as PettingZoo's classic
+  envs do, until ``reset()``. A done agent may only be stepped with ``None``.
+- ``state()`` is the global state PettingZoo's API asks for (``state_space``): the board's
+  planes from ``player_0``'s side. The rules' own state is ``env.game_state``.
 - ``render()``: ``"ansi"`` returns the rules' text board with coordinates, ``"human"`` prints
   it, ``"rgb_array"`` returns the game's picture (``boardgym.draw``: the SVG drawing
   rasterised, last move marked) as a ``(height, width, 3)`` uint8 array whose size depends
@@ -36,7 +41,7 @@ from pettingzoo import AECEnv
 import boardgym.draw as draw
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.types import Action, BoardgymError, IllegalActionError
+from boardgym.types import Action, BoardgymError, IllegalActionError, as_action
 
 RENDER_MODES = ["ansi", "human", "rgb_array"]
 
@@ -64,8 +69,9 @@ class BoardgymAECEnv(AECEnv):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(n) for agent in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, game.observation_shape, np.float32)
         self._no_moves = np.zeros(n, dtype=np.int8)
-        self.state = game.initial_state()
+        self.game_state = game.initial_state()
         self.moves: list[Action] = []  # this game's actions so far (the picture marks the last)
         self._has_reset = False
 
@@ -76,7 +82,7 @@ class BoardgymAECEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self.state = self.game.initial_state()
+        self.game_state = self.game.initial_state()
         self.moves = []
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -84,14 +90,15 @@ class BoardgymAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+        self.agent_selection = self.possible_agents[self.game.current_player(self.game_state)]
         self._game_over = False
+        self._final = (False, False)  # (terminated, truncated) once the game is over
         self._has_reset = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise RuntimeError("call reset() before observe()")
-        game, state = self.game, self.state
+        game, state = self.game, self.game_state
         planes = game.observation(state, self._index[agent])
         mask = self._no_moves.copy()
         if agent == self.agent_selection and not self._game_over:
@@ -101,15 +108,22 @@ class BoardgymAECEnv(AECEnv):
     def step(self, action: Action | None) -> None:
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            gymnasium.logger.warn("step() called after every agent is done; call reset() to play again")
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise BoardgymError(
+                    f"{agent} is done (the game is over), so its only action is None; step(None) or reset()"
+                )
             self._was_dead_step(action)
             return
-        game, state = self.game, self.state
+        game, state = self.game, self.game_state
         self._cumulative_rewards[agent] = 0.0
         try:
-            played = _as_action(action)
-            self.state = state = game.apply(state, played)
+            played = as_action(action)
+            self.game_state = state = game.apply(state, played)
         except IllegalActionError:
             self._end_game({a: (-1.0 if a == agent else 0.0) for a in self.agents}, truncated=False)
             self.infos[agent]["illegal_action"] = action
@@ -125,22 +139,37 @@ class BoardgymAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The observation, cumulative reward, termination, truncation and info of the agent
+        to act; once every agent is done, the final observation of the last one (a warning)."""
+        if self._has_reset and not self.agents:
+            gymnasium.logger.warn("last() called after every agent is done; call reset() to play again")
+            agent = self.agent_selection
+            return (self.observe(agent) if observe else None, 0.0, *self._final, {})
+        return super().last(observe)
+
+    def state(self) -> np.ndarray:
+        """The global state (PettingZoo's ``state()``, in ``state_space``): the planes of the
+        position from ``player_0``'s side."""
+        return self.game.observation(self.game_state, 0)
+
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' to the env")
             return None
-        return render_state(self.game, self.state, self.render_mode, self.moves)
+        return render_state(self.game, self.game_state, self.render_mode, self.moves)
 
     def close(self) -> None:
         pass
 
     def _repr_svg_(self) -> str:
         """The position's picture, for Jupyter."""
-        return draw.svg(self.game, self.state, self.moves, targets=False)
+        return draw.svg(self.game, self.game_state, self.moves, targets=False)
 
     # -- internals --------------------------------------------------------------------------
     def _end_game(self, rewards: dict[str, float], truncated: bool) -> None:
         self._game_over = True
+        self._final = (not truncated, truncated)
         self.rewards = rewards
         done = dict.fromkeys(self.agents, True)
         if truncated:
@@ -152,12 +181,6 @@ class BoardgymAECEnv(AECEnv):
     def _next_agent(self, agent: str) -> str:
         agents = self.agents
         return agents[(agents.index(agent) + 1) % len(agents)]
-
-
-def _as_action(action: Any) -> Action:
-    if isinstance(action, (int, np.integer)) or (isinstance(action, np.ndarray) and action.shape == ()):
-        return int(action)
-    raise IllegalActionError(f"action {action!r} is not an integer action index")
 
 
 def render_modes(game: Game) -> list[str]:

@@ -7,13 +7,14 @@ num_sets=40, density=0.2, seed=0); instance parameters pass as keyword arguments
 seeds the env's generator, it does not draw a new instance.
 
 - Action: ``Discrete(num_sets)``, take set ``i``. The mask (``env.action_masks()`` and
-  ``info["action_mask"]``) allows the sets not yet taken.
+  ``info["action_mask"]``, int8) allows the sets not yet taken.
 - Observation: float32 ``Box(0, 1, (num_sets + problem_size,))``: taken sets, then covered
   elements.
 - Reward: -1 per step. The episode terminates once every element is covered, so the return
   is minus the size of the cover found. An illegal action (a set already taken) is a wasted
-  step: -1, nothing changes, ``info["illegal_action"]`` records it; after ``num_sets`` steps
-  without a cover the episode is truncated.
+  step: -1, nothing changes, ``info["illegal_action"]`` records it; so is an action that is
+  not an integer index (``as_action``). After ``num_sets`` steps without a cover the episode
+  is truncated; once it has ended, ``step`` refuses (``BoardgymError``) until ``reset()``.
 - ``info["covered"]`` counts the covered elements. Render modes: ``ansi``, ``human``,
   ``rgb_array`` (the sets as rows, covered elements below: ``boardgym.draw.setcover``).
 """
@@ -30,7 +31,7 @@ import boardgym.draw as draw
 from boardgym.envs.core import RENDER_MODES, check_render_mode, render_state
 from boardgym.games import make_game
 from boardgym.games.setcover import SetCover
-from boardgym.types import BoardgymError, IllegalActionError, Mask
+from boardgym.types import BoardgymError, IllegalActionError, as_action
 
 
 class SetCoverEnv(gym.Env):
@@ -49,35 +50,42 @@ class SetCoverEnv(gym.Env):
         self.state = self.game.initial_state()
         self.steps = 0
         self.moves: list[int] = []  # the sets taken, in order
+        self._episode_over = True  # until the first reset
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         self.state = self.game.initial_state()
         self.steps = 0
         self.moves = []
+        self._episode_over = False
         if self.render_mode == "human":
             self.render()
         return self.game.observation(self.state, 0), self._info({})
 
     def step(self, action: Any):
+        if self._episode_over:
+            raise BoardgymError("the episode is over (or has not begun); call reset() before step()")
         info: dict[str, Any] = {}
         self.steps += 1
         try:
-            self.state = self.game.apply(self.state, int(action))
-            self.moves.append(int(action))
-        except (IllegalActionError, TypeError, ValueError):
+            played = as_action(action)
+            self.state = self.game.apply(self.state, played)
+            self.moves.append(played)
+        except IllegalActionError:
             info["illegal_action"] = action
         if self.render_mode == "human":
             self.render()
         terminated = self.game.is_terminal(self.state)
         truncated = not terminated and self.steps >= self.game.num_sets
+        self._episode_over = terminated or truncated
         return self.game.observation(self.state, 0), -1.0, terminated, truncated, self._info(info)
 
-    def action_masks(self) -> Mask:
-        """The sets not yet taken (all False once every element is covered)."""
-        if self.game.is_terminal(self.state):
-            return np.zeros(self.game.num_actions, dtype=bool)
-        return self.game.legal_mask(self.state)
+    def action_masks(self) -> np.ndarray:
+        """The sets not yet taken: int8, ones on the legal actions (all zeros once the
+        episode is over)."""
+        if self._episode_over or self.game.is_terminal(self.state):
+            return np.zeros(self.game.num_actions, dtype=np.int8)
+        return self.game.legal_mask(self.state).astype(np.int8)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:

@@ -7,9 +7,12 @@ each episode from the env's seeded generator). Game parameters pass through
 
 - Observation: the rules' float32 planes from the learner's point of view.
 - Action mask: ``env.action_masks()`` (what sb3-contrib's MaskablePPO asks for) and
-  ``info["action_mask"]`` after ``reset`` and each ``step``.
+  ``info["action_mask"]`` after ``reset`` and each ``step``; int8 with ones on the legal
+  actions, the dtype Gymnasium's ``action_space.sample(mask)`` takes (and the PettingZoo envs'
+  ``action_mask``).
 - Reward: the learner's return (+1 / -1 / 0) when the game ends, 0 before. An illegal action
-  ends the episode with -1 and ``info["illegal_action"]``.
+  ends the episode with -1 and ``info["illegal_action"]``. Once an episode has ended,
+  ``step`` refuses (``BoardgymError``) until ``reset()``.
 - ``info["seat"]`` is the learner's seat, ``info["opponent_action"]`` the opponent's last reply.
 - Render modes: ``ansi``, ``human`` and ``rgb_array`` (the game's picture, last move marked;
   see ``boardgym.envs.core``); ``env.unwrapped`` shows the picture in Jupyter.
@@ -25,10 +28,10 @@ from gymnasium import spaces
 
 import boardgym.draw as draw
 from boardgym.agents.registry import make_agent
-from boardgym.envs.core import RENDER_MODES, _as_action, check_render_mode, render_modes, render_state
+from boardgym.envs.core import RENDER_MODES, check_render_mode, render_modes, render_state
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.types import BoardgymError, IllegalActionError, Mask
+from boardgym.types import BoardgymError, IllegalActionError, as_action
 
 
 class SingleAgentEnv(gym.Env):
@@ -60,6 +63,7 @@ class SingleAgentEnv(gym.Env):
         self.seat = self.fixed_seat if self.fixed_seat is not None else 0
         self.state = self.game.initial_state()
         self.moves: list[int] = []  # both seats' actions this episode (the picture marks the last)
+        self._episode_over = True  # until the first reset
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
@@ -67,6 +71,7 @@ class SingleAgentEnv(gym.Env):
         self.opponent.reset(seed=int(self.np_random.integers(2**63)))
         self.state = self.game.initial_state()
         self.moves = []
+        self._episode_over = False
         info: dict[str, Any] = {"seat": self.seat}
         self._opponent_moves(info)
         if self.render_mode == "human":
@@ -75,13 +80,16 @@ class SingleAgentEnv(gym.Env):
 
     def step(self, action: Any):
         game = self.game
+        if self._episode_over:
+            raise BoardgymError("the episode is over (or has not begun); call reset() before step()")
         info: dict[str, Any] = {"seat": self.seat}
         try:
-            played = _as_action(action)
+            played = as_action(action)
             self.state = game.apply(self.state, played)
         except IllegalActionError:
+            self._episode_over = True
             info["illegal_action"] = action
-            info["action_mask"] = np.zeros(game.num_actions, dtype=bool)
+            info["action_mask"] = np.zeros(game.num_actions, dtype=np.int8)
             return self._observe(), -1.0, True, False, info
         self.moves.append(played)
         self._opponent_moves(info)
@@ -89,16 +97,18 @@ class SingleAgentEnv(gym.Env):
             self.render()
         state = self.state
         if game.is_terminal(state):
+            self._episode_over = True
             reward = float(game.returns(state)[self.seat])
             truncated = game.is_truncated(state)
             return self._observe(), reward, not truncated, truncated, self._info(info)
         return self._observe(), 0.0, False, False, self._info(info)
 
-    def action_masks(self) -> Mask:
-        """Legal actions for the learner (all False once the game is over)."""
-        if self.game.is_terminal(self.state):
-            return np.zeros(self.game.num_actions, dtype=bool)
-        return self.game.legal_mask(self.state)
+    def action_masks(self) -> np.ndarray:
+        """Legal actions for the learner: int8, ones on the legal actions (all zeros once the
+        episode is over)."""
+        if self._episode_over or self.game.is_terminal(self.state):
+            return np.zeros(self.game.num_actions, dtype=np.int8)
+        return self.game.legal_mask(self.state).astype(np.int8)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:

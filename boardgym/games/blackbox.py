@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from boardgym.game import Game
-from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
 GENOME_LENGTH = 1000
 INSTANCES = (1, 2, 5, 10)
@@ -100,6 +100,8 @@ class BlackBox(Game[BlackBoxState]):
         return [] if state.length >= self.genome_length else [0, 1]
 
     def apply(self, state: BlackBoxState, action: Action) -> BlackBoxState:
+        if type(action) is not int:
+            action = as_action(action)
         if action not in (0, 1) or state.length >= self.genome_length:
             self.raise_illegal(state, action)
         return BlackBoxState(state.length + 1, state.bits | int(action) << state.length)

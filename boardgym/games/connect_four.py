@@ -29,7 +29,7 @@ import numpy as np
 from boardgym.game import Game, HasRandomPlayout, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, permute_bits
-from boardgym.types import Action, IllegalActionError, Planes, Player
+from boardgym.types import Action, IllegalActionError, Planes, Player, as_action
 
 COLUMNS, ROWS, HEIGHT = 7, 6, 7  # HEIGHT counts the sentinel bit
 _BOTTOM = tuple(1 << (HEIGHT * c) for c in range(COLUMNS))
@@ -107,6 +107,8 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         return list(_OPEN_COLUMNS[state[1] & _TOPS])
 
     def apply(self, state: ConnectFourState, action: Action) -> ConnectFourState:
+        if type(action) is not int:
+            action = as_action(action)
         mover, occupied, player, outcome = state
         try:
             bottom = _BOTTOM_OF[action]

@@ -37,7 +37,7 @@ import numpy as np
 from boardgym.game import Game, HasFeatures, HasRandomPlayout, HasSymmetries
 from boardgym.games.bitboard import column_letters
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
-from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
 MIN_SIZE, MAX_SIZE = 3, 19
 ONGOING = -1
@@ -120,6 +120,8 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         return legal
 
     def apply(self, state: HexState, action: Action) -> HexState:
+        if type(action) is not int:
+            action = as_action(action)
         stones, player, outcome = state
         if outcome != ONGOING or not 0 <= action < self.num_actions:
             self.raise_illegal(state, action)

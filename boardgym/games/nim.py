@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from boardgym.game import Game
-from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
 DEFAULT_HEAPS = (1, 3, 5, 7, 9)
 
@@ -110,6 +110,8 @@ class Nim(Game[NimState]):
         return list(legal)
 
     def apply(self, state: NimState, action: Action) -> NimState:
+        if type(action) is not int:
+            action = as_action(action)
         children = self._children[state[2]]
         if children is None:
             children = self._children[state[2]] = tuple(self._child(state, a) for a in range(self.num_actions))

@@ -31,7 +31,7 @@ import numpy as np
 from boardgym.game import Game, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
-from boardgym.types import Action, IllegalActionError, Planes, Player
+from boardgym.types import Action, IllegalActionError, Planes, Player, as_action
 
 CELLS = PIECES = 16
 ATTRIBUTES = 4
@@ -96,6 +96,8 @@ class Quarto(Game[QuartoState], HasSymmetries[QuartoState]):
         return [CHOOSE + p for p in _set_bits(state.available)]
 
     def apply(self, state: QuartoState, action: Action) -> QuartoState:
+        if type(action) is not int:
+            action = as_action(action)
         attributes, occupied, available, piece, player, outcome = state
         if outcome != ONGOING:
             self.raise_illegal(state, action)

@@ -38,7 +38,7 @@ import numpy as np
 from boardgym.game import Game, HasFeatures, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells, column_letters
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
-from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
 SIZES = (3, 4, 5)
 DEFAULT_MAX_MOVES = 100
@@ -123,6 +123,8 @@ class Quixo(Game[QuixoState], HasFeatures[QuixoState], HasSymmetries[QuixoState]
         return [a for source, actions in self._by_source if not theirs & source for a in actions]
 
     def apply(self, state: QuixoState, action: Action) -> QuixoState:
+        if type(action) is not int:
+            action = as_action(action)
         stones, player, moves, outcome = state
         if outcome != ONGOING or not 0 <= action < self.num_actions:
             self.raise_illegal(state, action)

@@ -34,7 +34,7 @@ import numpy as np
 from boardgym.game import Game, HasFeatures, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
-from boardgym.types import Action, IllegalActionError, Planes, Player
+from boardgym.types import Action, IllegalActionError, Planes, Player, as_action
 
 SIZE = 8
 S, N = 0, 1
@@ -111,6 +111,8 @@ class Rastros(Game[RastrosState], HasFeatures[RastrosState], HasSymmetries[Rastr
         return [d for d, t in _EXITS[state.white] if not black >> t & 1]
 
     def apply(self, state: RastrosState, action: Action) -> RastrosState:
+        if type(action) is not int:
+            action = as_action(action)
         white, black, player, outcome = state
         if outcome != ONGOING or not 0 <= action < 8:
             self.raise_illegal(state, action)

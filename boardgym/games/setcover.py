@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from boardgym.game import Game, SearchablePuzzle
-from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
 
 class SetCoverState(NamedTuple):
@@ -114,7 +114,9 @@ class SetCover(Game[SetCoverState], SearchablePuzzle[SetCoverState]):
         return [i for i in range(self.num_sets) if not taken >> i & 1]
 
     def apply(self, state: SetCoverState, action: Action) -> SetCoverState:
-        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_sets:
+        if type(action) is not int:
+            action = as_action(action)
+        if not 0 <= action < self.num_sets:
             self.raise_illegal(state, action)
         if state.taken >> action & 1 or state.covered == self.universe:
             self.raise_illegal(state, action)

@@ -21,7 +21,7 @@ import numpy as np
 from boardgym.game import Game, HasFeatures, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
-from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
 LINES = (
     0b000000111,
@@ -97,6 +97,8 @@ class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries
             return list(legal)
 
     def apply(self, state: TicTacToeState, action: Action) -> TicTacToeState:
+        if type(action) is not int:
+            action = as_action(action)
         try:
             children = self._children[state[3]]
         except KeyError:

@@ -39,3 +39,22 @@ def test_wrong_genome_shape_is_refused() -> None:
     env.reset(seed=0)
     with pytest.raises(BoardgymError, match="1000 bits"):
         env.step(np.ones(999, np.int8))
+
+
+@pytest.mark.parametrize(
+    "genome", [np.full(1000, 0.5), np.full(1000, np.nan), np.full(1000, 2), np.array(["1"] * 1000), [None] * 1000]
+)
+def test_a_genome_of_other_values_than_bits_is_refused(genome) -> None:
+    env = gym.make("boardgym/BlackBox-v0")
+    env.reset(seed=0)
+    with pytest.raises(BoardgymError, match="only 0s and 1s"):
+        env.step(genome)
+    assert env.unwrapped.calls == 0
+
+
+def test_one_genome_per_episode() -> None:
+    env = gym.make("boardgym/BlackBox-v0")
+    env.reset(seed=0)
+    env.step(np.ones(1000, bool))
+    with pytest.raises(BoardgymError, match="reset"):
+        env.step(np.ones(1000, np.int8))

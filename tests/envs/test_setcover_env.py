@@ -51,3 +51,23 @@ def test_illegal_action_is_a_wasted_step() -> None:
     *_, terminated, truncated, info = env.step(0)
     assert not terminated and truncated  # three steps without a cover on three sets
     assert gym.make("boardgym/SetCover-v0", sets="0 1;2", render_mode="ansi").unwrapped.render().count("set") >= 2
+
+
+@pytest.mark.parametrize("action", [float("inf"), float("nan"), None, "3", 2.5, np.array(None)])
+def test_an_action_that_is_not_an_index_is_a_wasted_step(action) -> None:
+    env = gym.make("boardgym/SetCover-v0")
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert reward == -1.0 and not terminated and info["illegal_action"] is action
+    assert not obs.any()
+
+
+def test_step_after_the_episode_ends_is_refused_until_reset() -> None:
+    env = gym.make("boardgym/SetCover-v0", sets="0 1;1 2")
+    env.reset(seed=0)
+    _, _, terminated, _, _ = env.step(np.int64(0))
+    assert not terminated
+    _, _, terminated, _, _ = env.step(1)
+    assert terminated
+    with pytest.raises(BoardgymError, match="call reset"):
+        env.step(0)

@@ -88,3 +88,34 @@ def test_maskable_ppo_trains_with_no_glue(tmp_path) -> None:
     action, _ = model.predict(observation, action_masks=info["action_mask"], deterministic=True)
     assert info["action_mask"][int(action)]
     assert boardgym.__version__
+
+
+def test_step_after_an_illegal_move_is_refused_until_reset() -> None:
+    env = gym.make("boardgym/TicTacToe-v0", seat=0)
+    env.reset(seed=0)
+    env.step(0)
+    _, reward, terminated, _, info = env.step(0)  # taken: illegal, the episode ends
+    assert reward == -1.0 and terminated and "illegal_action" in info
+    with pytest.raises(BoardgymError, match="call reset"):
+        env.step(1)
+    env.reset(seed=0)
+    env.step(1)
+
+
+def test_step_after_the_game_ends_is_refused_until_reset() -> None:
+    env = gym.make("boardgym/Nim-v0", heaps=(1,), seat=0)
+    env.reset(seed=0)
+    _, reward, terminated, _, _ = env.step(0)
+    assert terminated and reward == 1.0
+    with pytest.raises(BoardgymError, match="call reset"):
+        env.step(0)
+
+
+@pytest.mark.parametrize("env_id", ["boardgym/TicTacToe-v0", "boardgym/Hex-v0", "boardgym/SetCover-v0"])
+def test_masks_are_int8_and_feed_gymnasium_sample(env_id: str) -> None:
+    env = gym.make(env_id)
+    _, info = env.reset(seed=0)
+    mask = env.unwrapped.action_masks()
+    assert mask.dtype == np.int8 and info["action_mask"].dtype == np.int8
+    for _ in range(20):
+        assert mask[env.action_space.sample(mask)] == 1
