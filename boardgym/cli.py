@@ -14,10 +14,12 @@ from typing import Any
 
 from boardgym import __version__
 from boardgym.agents.registry import AGENTS, make_agent
+from boardgym.config import seed_value
 from boardgym.evaluate.tournament import BACKENDS as TOURNAMENT_BACKENDS
 from boardgym.game import Game
 from boardgym.games import GAMES, make_game, parse_game_params
 from boardgym.registry import Entry, lookup
+from boardgym.runs import os_error_sentence
 from boardgym.train import METHODS
 from boardgym.types import Action, BoardgymError, IllegalActionError
 
@@ -42,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args, extra) or 0)
     except BoardgymError as error:
         print(f"boardgym: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # a folder we may not write, a full disk...
+        print(f"boardgym: error: {os_error_sentence(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
@@ -107,7 +112,7 @@ def _add_play(sub: argparse._SubParsersAction) -> None:
         "--opponent", default="random", metavar="SPEC", help="agent spec, e.g. perfect or mcts:simulations=400"
     )
     parser.add_argument("--seat", default="0", choices=["0", "1", "random"], help="your seat: 0 moves first")
-    parser.add_argument("--seed", type=int, default=None, help="seed for the opponent and a random seat")
+    parser.add_argument("--seed", type=seed_value, default=None, help="seed for the opponent and a random seat")
     parser.set_defaults(handler=_play)
 
 
@@ -378,7 +383,7 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
         "$RAY_ADDRESS, else a Ray started on this machine (docs/cluster.md)",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="tournament seed; each game's seeds derive from it (default 0)"
+        "--seed", type=seed_value, default=0, help="tournament seed; each game's seeds derive from it (default 0)"
     )
     parser.add_argument(
         "--run-name", default=None, help="folder name under runs/GAME/evaluate/ (default s<seed>-<time>)"

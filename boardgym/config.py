@@ -25,6 +25,25 @@ from boardgym.types import BoardgymError
 
 C = TypeVar("C")
 GAME_PARAMS = "game_params"  # the config field that holds a game's KEY=VALUE parameters
+SEED = "seed"  # the config field read by ``seed_value``
+MAX_SEED = 2**32 - 1
+"""The largest seed: every generator a run seeds (numpy, torch, Python's, Stable-Baselines3's)
+takes 0 .. 2**32 - 1."""
+
+
+def check_seed(seed: Any, flag: str = "--seed") -> int:
+    """``seed`` if it is an int from 0 to ``MAX_SEED``; else one sentence naming ``flag``."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise BoardgymError(f"{flag} {seed!r} must be a whole number from 0 to {MAX_SEED}")
+    return seed
+
+
+def seed_value(text: str) -> int:
+    """An argparse ``type`` for ``--seed``: the refusal is argparse's one line with our sentence."""
+    try:
+        return check_seed(parse_value(text, int, name="--seed"))
+    except BoardgymError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed: give a whole number from 0 to {MAX_SEED}") from None
 
 
 def option(default: Any, help: str) -> Any:
@@ -68,6 +87,8 @@ def add_config_arguments(parser: argparse.ArgumentParser, config_cls: type) -> N
             parser.add_argument(
                 flag, dest=field.name, type=str, default=field.default, help=help_text + " (comma separated)"
             )
+        elif field.name == SEED and kind is int:
+            parser.add_argument(flag, dest=field.name, type=seed_value, default=field.default, help=help_text)
         else:
             parser.add_argument(flag, dest=field.name, type=kind, default=field.default, help=help_text)
 

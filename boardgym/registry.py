@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import types
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+import numpy as np
 
 from boardgym.types import BoardgymError
 
@@ -74,6 +77,64 @@ def parse_value(text: str, annotation: Any = None, *, name: str = "value") -> An
         return _convert(text, annotation)
     except _Mismatch:
         raise BoardgymError(f"{name}={text!r} must be {describe(annotation)}") from None
+
+
+def check_value(value: Any, annotation: Any = None, *, name: str = "value") -> Any:
+    """``value`` (given in code, not typed as text) if it is of ``annotation``, as the plain
+    Python type: a numpy integer becomes an ``int``, a list a tuple. The rules are those of
+    ``parse_value``: an ``int`` is no bool and no float (``3.5`` is not truncated), a ``bool``
+    is a bool (``2`` is not true), a ``float`` is a finite number; anything else is one
+    ``BoardgymError`` naming ``name``. Text values go through ``parse_value`` instead."""
+    if annotation is None or annotation is Any:
+        return value
+    try:
+        return _check(value, annotation)
+    except _Mismatch:
+        text = repr(value)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        raise BoardgymError(f"{name}={text} must be {describe(annotation)}") from None
+
+
+def _check(value: Any, annotation: Any) -> Any:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        for option in args:
+            try:
+                return _check(value, option)
+            except _Mismatch:
+                continue
+        raise _Mismatch
+    if origin in (tuple, list, Sequence, typing.Sequence) or annotation in (tuple, list):
+        if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list, np.ndarray)):
+            raise _Mismatch
+        item = args[0] if args else Any
+        return tuple(value if item is Any else _check(part, item) for part in value)
+    if annotation is bool:
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        raise _Mismatch
+    if annotation is int:
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            return int(value)
+        raise _Mismatch
+    if annotation is float:
+        if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+            if math.isfinite(value):
+                return float(value)
+        raise _Mismatch
+    if annotation is str:
+        if isinstance(value, str):
+            return value
+        raise _Mismatch
+    if annotation is Path:
+        if isinstance(value, (str, os.PathLike)) and str(value):
+            return Path(value)
+        raise _Mismatch
+    if annotation is type(None):
+        if value is None:
+            return None
+        raise _Mismatch
+    return value  # an annotation we do not check: the constructor checks the value itself
 
 
 def describe(annotation: Any) -> str:

@@ -86,6 +86,14 @@ def check_run_name(name: str) -> str:
     return name
 
 
+def os_error_sentence(error: OSError) -> str:
+    """One sentence for an error of the operating system (a folder we may not write, a full
+    disk): what failed, on which file, and what to try."""
+    what = error.strerror or str(error) or type(error).__name__
+    where = f" on {str(error.filename)!r}" if error.filename is not None else ""
+    return f"{what}{where}; check the folder's permissions and free space, or pass another --root"
+
+
 # -- atomic writes ------------------------------------------------------------------------------
 def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``, so a

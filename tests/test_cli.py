@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 
 import pytest
 
@@ -116,3 +117,99 @@ def test_render_refuses_bad_moves_in_one_sentence(argv: list[str], message: str,
 def test_render_refuses_an_unknown_picture_format(tmp_path, capsys) -> None:
     assert main(["render", "tictactoe", "-o", str(tmp_path / "board.gif")]) == 2
     assert "name a .svg or a .png file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "nim", "--seed", "-1"],
+        ["evaluate", "nim", "--agents", "random", "random", "--seed", "-1"],
+        ["train", "qlearning", "--game", "tictactoe", "--seed", "-1"],
+        ["solve", "setcover", "--seed", "-1"],
+        ["play", "nim", "--seed", "1.5"],
+        ["play", "nim", "--seed", str(2**32)],
+    ],
+)
+def test_a_seed_out_of_range_is_one_line_before_anything_runs(argv: list[str], capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "is not a seed: give a whole number from 0 to 4294967295" in err and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_play_with_the_input_closed_ends_in_one_sentence(monkeypatch, capsys) -> None:
+    def closed(prompt: str = "") -> str:
+        raise EOFError
+
+    monkeypatch.setattr(builtins, "input", closed)
+    assert main(["play", "nim"]) == 2
+    assert "the input is closed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["../x", "/tmp/elsewhere", "a/b", ".."])
+def test_evaluate_run_names_stay_inside_the_runs_root(name: str, tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["evaluate", "nim", "--agents", "random", "random", "--games", "1", "--workers", "1", "--no-plots"]
+    assert main([*argv, "--run-name", name]) == 2
+    assert "must be one folder name inside the runs root" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "x").exists()
+
+
+def test_evaluate_resume_of_a_missing_run_is_refused(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["evaluate", "nim", "--agents", "random", "random", "--games", "1", "--workers", "1", "--no-plots"]
+    assert main([*argv, "--resume", "--run-name", "missing"]) == 2
+    assert "there is no tournament in 'runs/nim/evaluate/missing'" in capsys.readouterr().err
+    assert not (tmp_path / "runs" / "nim" / "evaluate" / "missing").exists()
+
+
+def test_training_refuses_a_game_it_cannot_train_before_training(tmp_path, capsys) -> None:
+    argv = ["train", "qlearning", "--game", "setcover", "--root", str(tmp_path), "--no-progress"]
+    assert main(argv) == 2
+    assert "qlearning trains 2-player games; setcover has 1 player(s)" in capsys.readouterr().err
+    assert not list(tmp_path.rglob("*.pt"))
+
+
+def test_a_folder_that_cannot_be_written_is_one_sentence(tmp_path, monkeypatch, capsys) -> None:
+    import boardgym.runs
+
+    def refuse(path, data) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(boardgym.runs, "atomic_write_bytes", refuse)
+    argv = ["train", "qlearning", "--game", "tictactoe", "--episodes", "5", "--root", str(tmp_path), "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Permission denied on" in err and "config.json" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(getattr(os, "geteuid", lambda: 0)() == 0, reason="root writes anywhere")
+def test_a_read_only_root_is_one_sentence(tmp_path, capsys) -> None:
+    root = tmp_path / "ro"
+    root.mkdir()
+    root.chmod(0o555)
+    argv = ["train", "qlearning", "--game", "tictactoe", "--episodes", "5", "--root", str(root), "--no-progress"]
+    assert main(argv) == 2
+    assert "Permission denied" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", ["qlearning", "montecarlo", "es", "coevolve", "neat", "ppo", "alphazero"])
+def test_training_help_names_only_options_that_exist(method: str, capsys) -> None:
+    import re
+
+    from boardgym.registry import load
+    from boardgym.train import METHODS
+
+    with pytest.raises(SystemExit):
+        main(["train", method, "--help"])
+    text = capsys.readouterr().out
+    module = load(METHODS[method].target.replace(":main", ":Config"))
+    from boardgym.config import build_parser as config_parser
+
+    known = set(config_parser(module, "x")._option_string_actions)
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", text))
+    assert named and named <= known, named - known

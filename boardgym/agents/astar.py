@@ -6,6 +6,7 @@ each search.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from boardgym.agents.base import BaseAgent
@@ -26,6 +27,14 @@ class AStarAgent(BaseAgent):
         if game.num_players != 1:
             raise BoardgymError(
                 f"the {type(self).__name__} plays one-player puzzles; {game.name} has {game.num_players} players"
+            )
+        if max_nodes < 1:
+            raise BoardgymError(
+                f"{type(self).__name__.removesuffix('Agent').lower()} max_nodes={max_nodes} must be at least 1"
+            )
+        if not 0 < time_limit < math.inf:
+            raise BoardgymError(
+                f"{type(self).__name__.removesuffix('Agent').lower()} time_limit={time_limit} must be a positive number of seconds"
             )
         self.max_nodes = max_nodes
         self.time_limit = time_limit

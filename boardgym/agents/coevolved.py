@@ -7,6 +7,7 @@ The weights come from ``boardgym train coevolve`` (seed report 002); the search 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -59,13 +60,14 @@ class CoevolvedAgent(MinimaxAgent):
             payload = load_checkpoint(
                 checkpoint, format=FORMAT, game=game, required=("best", "depth"), method="coevolve"
             )
-            depth = depth or int(payload["depth"])
+            if depth is None:
+                depth = int(payload["depth"])
             chosen = payload["best"].tolist()
         elif self.redraw:
             chosen = [0.0] * size
         else:
             chosen = _parse_weights(str(weights), size)
-        super().__init__(game, seed=seed, depth=depth or 2, eval="features")
+        super().__init__(game, seed=seed, depth=2 if depth is None else depth, eval="features")
         self.weights = chosen if not self.redraw else self.rng.uniform(-1, 1, size).tolist()
         self.heuristic.weights = list(self.weights)  # type: ignore[attr-defined]
 
@@ -81,6 +83,8 @@ def _parse_weights(text: str, size: int) -> list[float]:
         values = [float(part) for part in text.split("/")]
     except ValueError:
         raise BoardgymError(f"weights={text!r} must be numbers separated by '/', e.g. weights=0/-1/1/0") from None
+    if not all(math.isfinite(v) for v in values):
+        raise BoardgymError(f"weights={text!r} must be finite numbers (no nan or inf), e.g. weights=0/-1/1/0")
     if len(values) != size:
         raise BoardgymError(f"weights={text!r} has {len(values)} numbers but the game has {size} features")
     return values

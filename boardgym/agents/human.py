@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from boardgym.agents.base import BaseAgent
 from boardgym.game import Game
-from boardgym.types import Action, IllegalActionError
+from boardgym.types import Action, BoardgymError, IllegalActionError
 
 QUIT_WORDS = ("quit", "exit", "q")
 
@@ -33,7 +33,12 @@ class HumanAgent(BaseAgent):
         print(game.render(state), file=out)
         print(f"legal moves: {game.legal_moves_text(state)}", file=out)
         while True:
-            text = (self._read or input)("your move (or 'quit'): ")
+            try:
+                text = (self._read or input)("your move (or 'quit'): ")
+            except EOFError:
+                raise BoardgymError(
+                    "no move to read: the input is closed; play in a terminal, or pipe one move per line"
+                ) from None
             if text.strip().lower() in QUIT_WORDS:
                 raise KeyboardInterrupt("game abandoned")
             try:

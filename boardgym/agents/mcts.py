@@ -153,10 +153,20 @@ class MCTS:
             raise BoardgymError("MCTS needs a budget: set simulations=N and/or time=SECONDS")
         if simulations is not None and simulations < 1:
             raise BoardgymError(f"MCTS simulations={simulations} must be at least 1")
-        if time is not None and time <= 0:
+        if time is not None and not 0 < time < math.inf:
             raise BoardgymError(f"MCTS time={time} must be a positive number of seconds")
         if batch_size < 1:
             raise BoardgymError(f"MCTS batch_size={batch_size} must be at least 1")
+        for name, value in (("c_uct", c_uct), ("c_puct", c_puct), ("fpu", fpu)):
+            if value is not None and not -math.inf < value < math.inf:
+                raise BoardgymError(f"MCTS {name}={value} must be a finite number")
+        for name, value in (("c_uct", c_uct), ("c_puct", c_puct)):
+            if value is not None and value < 0:
+                raise BoardgymError(f"MCTS {name}={value} must be 0 or more (the weight of exploration)")
+        if dirichlet_alpha is not None and not 0 < dirichlet_alpha < math.inf:
+            raise BoardgymError(f"MCTS dirichlet_alpha={dirichlet_alpha} must be a positive number")
+        if not 0 <= dirichlet_fraction <= 1:
+            raise BoardgymError(f"MCTS dirichlet_fraction={dirichlet_fraction} must be in [0, 1]")
         if dirichlet_alpha is not None and c_puct is None:
             raise BoardgymError("Dirichlet root noise needs PUCT selection: set c_puct too (e.g. c_puct=1.5)")
         self.game = game
@@ -507,6 +517,10 @@ class MCTSAgent(BaseAgent):
         super().__init__(game, seed=seed)
         if rollouts < 1:
             raise BoardgymError(f"mcts rollouts={rollouts} must be at least 1")
+        if not 0 <= c < math.inf:
+            raise BoardgymError(
+                f"mcts c={c} must be a finite number, 0 or more (the weight of exploration), e.g. c=1.4"
+            )
         if simulations is None and time is None:
             simulations = 800
         self.rollouts = rollouts

@@ -24,6 +24,7 @@ the horizon is a ``Heuristic`` from ``boardgym.agents.heuristics``, chosen by na
 
 from __future__ import annotations
 
+import math
 import sys
 import time as _time
 from dataclasses import dataclass
@@ -249,7 +250,7 @@ class MinimaxAgent(BaseAgent):
         super().__init__(game, seed=seed)
         if depth is not None and depth < 1:
             raise BoardgymError(f"minimax depth={depth} must be at least 1 (or leave it out and set time=SECONDS)")
-        if time is not None and time <= 0:
+        if time is not None and not 0 < time < math.inf:
             raise BoardgymError(f"minimax time={time} must be a positive number of seconds")
         if exact and depth is not None:
             raise BoardgymError("minimax exact=true searches to the end of the game: leave depth out")

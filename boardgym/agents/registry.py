@@ -83,6 +83,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
             raise BoardgymError(
                 f"cannot read {item!r} in agent spec {spec!r}; write name:key=value,key=value, e.g. minimax:depth=3"
             )
+        if key.strip() in params:
+            raise BoardgymError(f"agent spec {spec!r} gives {key.strip()!r} twice; give it once")
         params[key.strip()] = value.strip()
     return name.strip(), params
 

@@ -44,7 +44,7 @@ from boardgym.evaluate.ratings import GameResult
 from boardgym.evaluate.records import record_of_match
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.runs import RUNS_ROOT, atomic_write_text
+from boardgym.runs import RUNS_ROOT, atomic_write_text, check_run_name
 from boardgym.types import BoardgymError
 
 SETTINGS_FILE = "tournament.json"
@@ -261,7 +261,13 @@ def evaluate_folder(
     ``s<seed>-<date>-<time>``, or with ``resume`` the newest folder that holds a tournament."""
     base = Path(root) / game_name / "evaluate"
     if run_name:
-        return base / run_name
+        folder = base / check_run_name(run_name)
+        if resume and not (folder / SETTINGS_FILE).is_file():
+            raise BoardgymError(
+                f"--resume: there is no tournament in {str(folder)!r} to continue; check --run-name "
+                "(or leave it out to resume the newest), or start a new run without --resume"
+            )
+        return folder
     if resume:
         runs = sorted(base.glob(f"*/{SETTINGS_FILE}"), key=lambda path: path.stat().st_mtime)
         if not runs:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boardgym.game import Game
-from boardgym.registry import Entry, lookup, parse_value
+from boardgym.registry import Entry, check_value, lookup, parse_value
 from boardgym.types import BoardgymError
 
 
@@ -65,8 +65,10 @@ def game_class(name: str) -> type[Game]:
 def make_game(name: str, **params: Any) -> Game:
     """Build a game by its registry name, e.g. ``make_game("nim", heaps=(3, 4, 5), misere=True)``.
 
-    Text values are read by the constructor's annotations (``misere="false"`` is ``False``,
-    ``size="7"`` is ``7``), so a parameter typed at a prompt means what it says."""
+    Every value is typed by the constructor's annotations: text is read (``misere="false"``
+    is ``False``, ``size="7"`` is ``7``), so a parameter typed at a prompt means what it says,
+    and other values are checked (``misere=2``, ``heaps=(3.5,)`` and ``size=5.0`` are refused,
+    never truncated or taken as true)."""
     cls = game_class(name)
     annotations = game_parameters(cls)
     unknown = sorted(set(params) - set(annotations))
@@ -75,8 +77,11 @@ def make_game(name: str, **params: Any) -> Game:
             f"unknown parameter(s) {', '.join(unknown)} for game {name!r}; "
             f"it takes: {', '.join(annotations) or 'no parameters'}"
         )
+    hints = _hints(cls)
     typed = {
-        key: parse_value(value, annotations[key], name=key) if isinstance(value, str) else value
+        key: parse_value(value, annotations[key], name=key)
+        if isinstance(value, str)
+        else check_value(value, hints.get(key, Any), name=key)
         for key, value in params.items()
     }
     return cls(**typed)
@@ -85,7 +90,7 @@ def make_game(name: str, **params: Any) -> Game:
 def game_parameters(cls: type[Game]) -> dict[str, Any]:
     """The constructor parameters of a Game class with their annotations (``Any`` where none),
     where an annotation that admits text keeps the text for the constructor to read."""
-    hints = typing.get_type_hints(cls.__init__)
+    hints = _hints(cls)
     params: dict[str, Any] = {}
     for param in inspect.signature(cls.__init__).parameters.values():
         if param.name == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -110,6 +115,10 @@ def parse_game_params(items: Iterable[str] | None, game: str | None = None) -> d
             raise BoardgymError(f"game parameter {key!r} is given twice; give it once")
         params[key] = parse_value(text, annotations[key], name=key) if key in annotations else text.strip()
     return params
+
+
+def _hints(cls: type[Game]) -> dict[str, Any]:
+    return typing.get_type_hints(cls.__init__)
 
 
 def _admits_text(annotation: Any) -> bool:

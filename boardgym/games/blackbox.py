@@ -31,6 +31,7 @@ from boardgym.game import Game
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
 GENOME_LENGTH = 1000
+MAX_GENOME_LENGTH = 1_000_000
 INSTANCES = (1, 2, 5, 10)
 
 
@@ -145,6 +146,8 @@ def check_instance(instance: Any, genome_length: Any = GENOME_LENGTH) -> int:
     """The instance number as an int, or a clear error."""
     if not isinstance(genome_length, (int, np.integer)) or isinstance(genome_length, bool) or genome_length < 1:
         raise BoardgymError(f"black-box genome_length={genome_length!r} must be a positive integer, e.g. 1000")
+    if genome_length > MAX_GENOME_LENGTH:
+        raise BoardgymError(f"black-box genome_length={genome_length!r} is too large: at most {MAX_GENOME_LENGTH:,}")
     if not isinstance(instance, (int, np.integer)) or isinstance(instance, bool) or not 1 <= instance <= genome_length:
         raise BoardgymError(
             f"black-box instance={instance!r} must be an integer from 1 to the genome length; "

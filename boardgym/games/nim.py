@@ -27,6 +27,10 @@ from boardgym.game import Game
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
 DEFAULT_HEAPS = (1, 3, 5, 7, 9)
+MAX_HEAPS = 64
+MAX_HEAP = 1000
+"""The largest Nim the rules build: the observation is ``len(heaps) x max(heaps)`` floats and
+there are as many actions, so beyond these a game would take memory, not play."""
 
 
 class NimState(NamedTuple):
@@ -60,8 +64,10 @@ class Nim(Game[NimState]):
         k: int | None = None,
     ) -> None:
         self.heaps = _parse_heaps(heaps)
-        if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
+        if k is not None and (not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1):
             raise BoardgymError(f"Nim max-take k={k!r} must be a positive integer (or None for no limit)")
+        if not isinstance(misere, (bool, np.bool_)):
+            raise BoardgymError(f"Nim misere={misere!r} must be true or false")
         self.misere = bool(misere)
         self.k = None if k is None else int(k)
         self.max_take = min(self.k, max(self.heaps)) if self.k else max(self.heaps)
@@ -175,12 +181,30 @@ class Nim(Game[NimState]):
 
 
 def _parse_heaps(heaps: Sequence[int] | str | int) -> tuple[int, ...]:
-    if isinstance(heaps, (int, np.integer)):
-        heaps = (int(heaps),)
+    def whole(value: object) -> int:
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            return int(value)
+        raise TypeError(value)
+
     try:
-        values = tuple(int(h) for h in (heaps.replace(" ", "").split(",") if isinstance(heaps, str) else heaps))
+        if isinstance(heaps, str):
+            values = tuple(int(h, 10) for h in heaps.replace(" ", "").split(","))
+        elif isinstance(heaps, (int, np.integer, bool)):
+            values = (whole(heaps),)
+        else:
+            values = tuple(whole(h) for h in heaps)
     except (TypeError, ValueError):
-        raise BoardgymError(f"Nim heaps={heaps!r} must be positive integers, e.g. heaps=1,3,5,7") from None
+        raise BoardgymError(f"Nim heaps={_short(heaps)} must be positive integers, e.g. heaps=1,3,5,7") from None
     if not values or min(values) < 1:
         raise BoardgymError(f"Nim heaps={heaps!r} must be one or more positive integers, e.g. heaps=1,3,5,7")
+    if len(values) > MAX_HEAPS or max(values) > MAX_HEAP:
+        raise BoardgymError(
+            f"Nim heaps={_short(heaps)} is too large: at most {MAX_HEAPS} heaps of at most {MAX_HEAP} objects "
+            "(the observation and the action space grow with the largest heap)"
+        )
     return values
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -32,6 +32,12 @@ import numpy as np
 from boardgym.game import Game, SearchablePuzzle
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
+MAX_ELEMENTS = 10_000
+MAX_SETS = 10_000
+MAX_PAIRS = 4_000_000
+"""The largest instance the rules build: ``problem_size`` and ``num_sets`` each, and their
+product (building an instance reads every set-element pair)."""
+
 
 class SetCoverState(NamedTuple):
     taken: int
@@ -55,10 +61,17 @@ class SetCover(Game[SetCoverState], SearchablePuzzle[SetCoverState]):
             self.density = None
             self.seed = None
         else:
-            self.problem_size = _positive_int("problem_size", problem_size)
-            _positive_int("num_sets", num_sets)
-            if not 0.0 < float(density) <= 1.0:
-                raise BoardgymError(f"set cover density={density!r} must be in (0, 1], e.g. density=0.2")
+            self.problem_size = _positive_int("problem_size", problem_size, MAX_ELEMENTS)
+            _positive_int("num_sets", num_sets, MAX_SETS)
+            _check_pairs(self.problem_size, int(num_sets))
+            if (
+                not isinstance(density, (int, float, np.integer, np.floating))
+                or isinstance(density, bool)
+                or not 0.0 < float(density) <= 1.0
+            ):
+                raise BoardgymError(f"set cover density={density!r} must be a number in (0, 1], e.g. density=0.2")
+            if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+                raise BoardgymError(f"set cover seed={seed!r} must be a non-negative integer, e.g. seed=0")
             self.density = float(density)
             self.seed = int(seed)
             members = np.random.default_rng(self.seed).random((int(num_sets), self.problem_size)) < self.density
@@ -232,10 +245,20 @@ class SetCover(Game[SetCoverState], SearchablePuzzle[SetCoverState]):
         return action
 
 
-def _positive_int(name: str, value: Any) -> int:
+def _positive_int(name: str, value: Any, limit: int) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
         raise BoardgymError(f"set cover {name}={value!r} must be a positive integer")
+    if value > limit:
+        raise BoardgymError(f"set cover {name}={value!r} is too large: at most {limit}")
     return int(value)
+
+
+def _check_pairs(problem_size: int, num_sets: int) -> None:
+    if problem_size * num_sets > MAX_PAIRS:
+        raise BoardgymError(
+            f"set cover problem_size={problem_size} x num_sets={num_sets} is too large: the product may be at most "
+            f"{MAX_PAIRS:,} (an instance is a table of that many set-element pairs)"
+        )
 
 
 def _parse_sets(sets: Sequence[Iterable[int]] | str) -> tuple[tuple[int, ...], int]:
@@ -244,17 +267,36 @@ def _parse_sets(sets: Sequence[Iterable[int]] | str) -> tuple[tuple[int, ...], i
         if isinstance(sets, str):
             groups = [[int(e) for e in part.replace(",", " ").split()] for part in sets.split(";")]
         else:
-            groups = [[int(e) for e in ([group] if isinstance(group, (int, np.integer)) else group)] for group in sets]
+            groups = [
+                [_element(e) for e in ([group] if isinstance(group, (int, np.integer)) else group)] for group in sets
+            ]
     except (TypeError, ValueError):
         raise BoardgymError(
-            f"cannot read set cover sets={sets!r}; give element numbers per set, e.g. sets='0 1 2;2 3;3 4'"
+            f"cannot read set cover sets={_short_text(sets)}; give element numbers per set, e.g. sets='0 1 2;2 3;3 4'"
         ) from None
+    shown = _short_text(sets)
     if not groups or any(e < 0 for group in groups for e in group):
-        raise BoardgymError(f"set cover sets={sets!r} must be one or more sets of non-negative element numbers")
+        raise BoardgymError(f"set cover sets={shown} must be one or more sets of non-negative element numbers")
     size = 1 + max((e for group in groups for e in group), default=-1)
     if size == 0:
-        raise BoardgymError(f"set cover sets={sets!r} holds no element; give element numbers, e.g. '0 1;1 2'")
+        raise BoardgymError(f"set cover sets={shown} holds no element; give element numbers, e.g. '0 1;1 2'")
+    if size > MAX_ELEMENTS or len(groups) > MAX_SETS:
+        raise BoardgymError(
+            f"set cover sets={shown} is too large: at most {MAX_SETS} sets of the elements 0..{MAX_ELEMENTS - 1}"
+        )
+    _check_pairs(size, len(groups))
     return tuple(sum(1 << e for e in set(group)) for group in groups), size
+
+
+def _element(value: Any) -> int:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise TypeError(value)
+
+
+def _short_text(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _short_list(values: list[int], limit: int = 8) -> str:

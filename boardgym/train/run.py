@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
-from boardgym.config import config_from_argv, config_to_dict, option, write_config
+from boardgym.config import check_seed, config_from_argv, config_to_dict, option, write_config
 from boardgym.evaluate.match import play_games
 from boardgym.game import Game
 from boardgym.games import make_game, parse_game_params
@@ -50,6 +50,7 @@ from boardgym.runs import (
     RunLock,
     check_run_name,
     load_checkpoint,
+    os_error_sentence,
     run_dir,
     save_checkpoint,
 )
@@ -132,7 +133,8 @@ class TrainingRun:
 
     ``format``: the checkpoint format tag of the method; ``total`` and ``unit``: the progress
     bar's length and what it counts; ``resume_keys``: what ``checkpoint.pt`` must hold to be
-    resumed; ``notes``: extra entries for ``config.json`` (e.g. the device picked).
+    resumed; ``notes``: extra entries for ``config.json`` (e.g. the device picked); ``players``:
+    the numbers of players of the games the method trains (another game is refused at once).
     """
 
     def __init__(
@@ -145,6 +147,7 @@ class TrainingRun:
         unit: str = "step",
         resume_keys: Iterable[str] = (),
         notes: dict[str, Any] | None = None,
+        players: tuple[int, ...] = (2,),
     ) -> None:
         _check_run_config(config)
         self.config = config
@@ -155,6 +158,11 @@ class TrainingRun:
         self.resume_keys = tuple(resume_keys)
         self.notes = dict(notes or {})
         self.game = game_from_config(config)
+        if self.game.num_players not in players:
+            raise BoardgymError(
+                f"{method} trains {' or '.join(map(str, players))}-player games; {self.game.name} has "
+                f"{self.game.num_players} player(s): pick another --game (boardgym list games)"
+            )
         self.folder = run_dir(self.game.name, method, config.run_name, config.seed, config.root, create=False)
         self.step = 0
         self.resumed: dict[str, Any] | None = None
@@ -352,6 +360,9 @@ def run_main(config_cls: type[C], train: Callable[[C], Path], argv: list[str] | 
     except BoardgymError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
+    except OSError as error:  # a run folder we may not write, a full disk...
+        print(f"{prog}: error: {os_error_sentence(error)}", file=sys.stderr)
+        return 2
     print(f"final checkpoint: {path}\nplay it: {agent}:checkpoint={path}")
     return 0
 
@@ -372,6 +383,7 @@ def log_hparams(writer: Any, config: Any) -> None:
 def _check_run_config(config: RunConfig) -> None:
     if not dataclasses.is_dataclass(config) or not isinstance(config, RunConfig):
         raise TypeError(f"a training config must extend RunConfig, not {type(config).__name__}")
+    check_seed(config.seed)
     if config.eval_every < 0:
         raise BoardgymError(f"--eval-every {config.eval_every} must be 0 (at the end only) or more")
     check_at_least(config, ("eval_games",))

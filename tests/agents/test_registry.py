@@ -90,3 +90,54 @@ def test_random_agent_is_seeded() -> None:
 
     assert moves(7) == moves(7)
     assert len({tuple(moves(s)) for s in range(10)}) > 1
+
+
+@pytest.mark.parametrize(
+    ("spec", "game", "message"),
+    [
+        ("mcts:c=-1", "tictactoe", "c=-1.0 must be a finite number, 0 or more"),
+        ("mcts:c=nan", "tictactoe", "c='nan' must be a finite number"),
+        ("mcts:c=inf", "tictactoe", "c='inf' must be a finite number"),
+        ("mcts:time=nan", "tictactoe", "time='nan' must be a finite number"),
+        ("minimax:time=nan", "tictactoe", "time='nan' must be a finite number"),
+        ("mcts:time=-1", "tictactoe", "time=-1.0 must be a positive number"),
+        ("astar:max_nodes=-1", "setcover", "astar max_nodes=-1 must be at least 1"),
+        ("ucs:max_nodes=0", "setcover", "ucs max_nodes=0 must be at least 1"),
+        ("astar:time_limit=-1", "setcover", "astar time_limit=-1.0 must be a positive number"),
+        ("astar:time_limit=0", "setcover", "astar time_limit=0.0 must be a positive number"),
+        ("coevolved:weights=random,depth=0", "rastros", "depth=0 must be at least 1"),
+        ("coevolved:weights=nan/1/2/3", "rastros", "must be finite numbers"),
+        ("coevolved:weights=inf/1/2/3", "rastros", "must be finite numbers"),
+        ("mcts:c=1,c=2", "tictactoe", "gives 'c' twice"),
+        ("minimax:depth=2,depth=3", "tictactoe", "gives 'depth' twice"),
+    ],
+)
+def test_nonsense_values_are_refused_in_one_sentence(spec: str, game: str, message: str) -> None:
+    with pytest.raises(BoardgymError, match=message):
+        make_agent(spec, make_game(game))
+
+
+def test_the_search_constructors_refuse_nan_budgets_given_in_code() -> None:
+    from boardgym.agents.mcts import MCTSAgent
+    from boardgym.agents.minimax import MinimaxAgent
+
+    for build in (lambda: MCTSAgent(GAME, time=float("nan")), lambda: MinimaxAgent(GAME, time=float("nan"))):
+        with pytest.raises(BoardgymError, match="positive number of seconds"):
+            build()
+    with pytest.raises(BoardgymError, match="c=nan"):
+        MCTSAgent(GAME, c=float("nan"))
+    from boardgym.agents.leaf import RolloutEvaluator
+    from boardgym.agents.mcts import MCTS
+
+    for bad in ({"c_puct": -1.0}, {"c_puct": float("nan")}, {"c_uct": float("inf")}, {"fpu": float("nan")}):
+        with pytest.raises(BoardgymError, match=next(iter(bad))):
+            MCTS(GAME, RolloutEvaluator(1), simulations=1, **bad)
+
+
+@pytest.mark.parametrize("agent", ["qlearning", "montecarlo", "ppo", "neat", "alphazero"])
+def test_a_checkpoint_that_is_no_file_is_named_for_what_it_is(agent: str, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.pt"
+    empty.write_bytes(b"")
+    for path, message in ((tmp_path, "is a folder"), (empty, "is empty"), (Path("/dev/null"), "not a regular file")):
+        with pytest.raises(BoardgymError, match=message):
+            make_agent(f"{agent}:checkpoint={path}", GAME)

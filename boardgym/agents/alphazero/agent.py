@@ -8,6 +8,7 @@ alone (the legal move of highest prior).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,10 @@ class AlphaZeroAgent(BaseAgent):
             torch.set_num_threads(threads)
         if simulations < 0:
             raise BoardgymError(f"alphazero simulations={simulations} must be 0 (policy only) or more")
+        if not 0 <= temperature < math.inf:
+            raise BoardgymError(f"alphazero temperature={temperature} must be a finite number, 0 or more")
+        if temperature_moves < 0:
+            raise BoardgymError(f"alphazero temperature_moves={temperature_moves} must be 0 or more")
         if network is None:
             network = load_network(checkpoint, game, device=resolve_device(device))
         self.network = network
