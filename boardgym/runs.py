@@ -295,6 +295,16 @@ def load_checkpoint(
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except BoardgymError:
         raise
+    except OSError as error:  # the file is fine, we may not read it (another user's, a lost mount)
+        if error.errno is None:  # not the operating system's error: torch's own about the content
+            raise BoardgymError(
+                f"{name} cannot be read ({type(error).__name__}): it is corrupt or not a boardgym checkpoint; "
+                f"pass another file or retrain with `{retrain}`"
+            ) from None
+        raise BoardgymError(
+            f"{name} cannot be opened: {error.strerror or error}; the file is there but this user may not read "
+            "it: ask its owner to make it readable (chmod a+r) or copy it"
+        ) from None
     except Exception as error:  # torch raises many kinds for a corrupt or foreign file
         reason = type(error).__name__
         raise BoardgymError(

@@ -232,3 +232,25 @@ def test_retrain_command_spells_the_game_parameters() -> None:
     assert command.startswith("boardgym train es --game nim") and "-p heaps=3,4,5" in command
     assert "-p misere=True" in command
     assert retrain_command("ppo", None) == "boardgym train ppo --game GAME"
+
+
+def test_a_checkpoint_this_user_may_not_read_is_not_called_corrupt(tmp_path: Path, monkeypatch) -> None:
+    import torch
+
+    path = save_checkpoint(tmp_path / "c.pt", {"x": 1}, format="test/1", game=None)
+
+    def denied(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(torch, "load", denied)
+    with pytest.raises(BoardgymError, match="cannot be opened: Permission denied.*chmod a\\+r") as error:
+        load_checkpoint(path)
+    assert "corrupt" not in str(error.value)
+
+
+@pytest.mark.skipif(getattr(os, "geteuid", lambda: 0)() == 0, reason="root reads anything")
+def test_a_private_checkpoint_of_another_user_is_not_called_corrupt(tmp_path: Path) -> None:
+    path = save_checkpoint(tmp_path / "c.pt", {"x": 1}, format="test/1", game=None)
+    path.chmod(0)
+    with pytest.raises(BoardgymError, match="cannot be opened"):
+        load_checkpoint(path)
