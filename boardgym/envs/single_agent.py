@@ -8,6 +8,15 @@ each episode from the env's seeded generator). Game parameters pass through
 - Observation: the rules' float32 planes from the learner's point of view.
 - Action mask: ``env.action_masks()`` (what sb3-contrib's MaskablePPO asks for) and
   ``info["action_mask"]`` after ``reset`` and each ``step``.
+- Once an episode has ended (won, lost, drawn, truncated or ended by an illegal action) the
+  mask is all ones, never all zeros. No action follows the end of an episode: a Gymnasium
+  vector env (default autoreset ``NEXT_STEP``) ignores the action of the next call and resets
+  instead, and ``step`` is not for a finished episode. All ones keeps a loop that masks its
+  logits with ``-inf`` free of NaN (an all-zero mask would leave no finite logit) and says,
+  truly, that whatever it picks there is ignored. The mask of the next episode's first
+  position cannot be given instead: the next seat and the opponent's opening are drawn at
+  ``reset``. A loop that learns should drop the transition of that ignored action (its
+  reward is 0 and its observation the next episode's first one).
 - Reward: the learner's return (+1 / -1 / 0) when the game ends, 0 before. An illegal action
   ends the episode with -1 and ``info["illegal_action"]``.
 - ``info["seat"]`` is the learner's seat, ``info["opponent_action"]`` the opponent's last reply.
@@ -60,6 +69,7 @@ class SingleAgentEnv(gym.Env):
         self.seat = self.fixed_seat if self.fixed_seat is not None else 0
         self.state = self.game.initial_state()
         self.moves: list[int] = []  # both seats' actions this episode (the picture marks the last)
+        self.episode_over = False  # set when an episode ends, an illegal action included
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
@@ -67,6 +77,7 @@ class SingleAgentEnv(gym.Env):
         self.opponent.reset(seed=int(self.np_random.integers(2**63)))
         self.state = self.game.initial_state()
         self.moves = []
+        self.episode_over = False
         info: dict[str, Any] = {"seat": self.seat}
         self._opponent_moves(info)
         if self.render_mode == "human":
@@ -81,23 +92,25 @@ class SingleAgentEnv(gym.Env):
             self.state = game.apply(self.state, played)
         except IllegalActionError:
             info["illegal_action"] = action
-            info["action_mask"] = np.zeros(game.num_actions, dtype=bool)
-            return self._observe(), -1.0, True, False, info
+            self.episode_over = True
+            return self._observe(), -1.0, True, False, self._info(info)
         self.moves.append(played)
         self._opponent_moves(info)
         if self.render_mode == "human":
             self.render()
         state = self.state
         if game.is_terminal(state):
+            self.episode_over = True
             reward = float(game.returns(state)[self.seat])
             truncated = game.is_truncated(state)
             return self._observe(), reward, not truncated, truncated, self._info(info)
         return self._observe(), 0.0, False, False, self._info(info)
 
     def action_masks(self) -> Mask:
-        """Legal actions for the learner (all False once the game is over)."""
-        if self.game.is_terminal(self.state):
-            return np.zeros(self.game.num_actions, dtype=bool)
+        """Legal actions for the learner; all True once the game is over (the module docstring
+        says why)."""
+        if self.episode_over or self.game.is_terminal(self.state):
+            return np.ones(self.game.num_actions, dtype=bool)
         return self.game.legal_mask(self.state)
 
     def render(self) -> str | np.ndarray | None:
