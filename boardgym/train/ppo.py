@@ -202,15 +202,18 @@ class PoolOpponent(BaseAgent):
 
 class Periodic(BaseCallback):
     """Moves the run's step counter with SB3's, and runs each task when the step count
-    crosses a multiple of its period."""
+    crosses a multiple of its period. The measurement is left out once ``--timesteps`` is
+    reached: the last rollout still ends with an update, and the final measurement after it
+    is the one that counts (measuring here too logged the end twice)."""
 
     def __init__(self, run: TrainingRun, config: Config, tasks: dict[str, Callable[[], object]]) -> None:
         super().__init__()
         self.run = run
+        self.timesteps = config.timesteps
         periods = {"eval": config.eval_every, "checkpoint": config.checkpoint_every}
         if config.opponent == "self":
             periods["snapshot"] = config.snapshot_every
-        self.tasks = [(period, tasks[name]) for name, period in periods.items() if period > 0]
+        self.tasks = [(name, period, tasks[name]) for name, period in periods.items() if period > 0]
         self.last_step: int | None = None
 
     def _on_step(self) -> bool:
@@ -218,7 +221,9 @@ class Periodic(BaseCallback):
         self.run.advance_to(step)
         if self.last_step is None:
             self.last_step = step - self.training_env.num_envs
-        for period, task in self.tasks:
+        for name, period, task in self.tasks:
+            if name == "eval" and step >= self.timesteps:
+                continue
             if step // period > self.last_step // period:
                 task()
         self.last_step = step
