@@ -10,7 +10,10 @@ pool (at most ``--pool-size`` kept), and each episode draws its opponent from th
 SB3's own scalars (``rollout/``, ``train/``, ``time/``) and ours (``eval/``, the
 hyper-parameters) go to the same TensorBoard folder ``runs/<game>/ppo/<run-name>/``; the
 checkpoints there hold the policy's and the optimiser's tensors, so ``--resume`` continues
-the optimisation (the envs restart from fresh games).
+the optimisation (the envs restart from fresh games). Beside ``final.pt`` the run writes
+``final.zip``, SB3's own file of the final model: ``MaskablePPO.load("final.zip")`` opens it,
+and so does ``ppo:checkpoint=final.zip`` (as any ``MaskablePPO.save()`` file of an
+``MlpPolicy`` trained on the game's ``gym.make`` env; read without unpickling).
 
     boardgym train ppo --game connect_four --run-name c4-vs-random
 """
@@ -36,6 +39,7 @@ from boardgym.agents.base import BaseAgent
 from boardgym.agents.ppo import FORMAT, PPOAgent
 from boardgym.agents.random_agent import RandomAgent
 from boardgym.agents.registry import make_agent
+from boardgym.agents.sb3_zip import write_sb3_zip
 from boardgym.config import option
 from boardgym.game import Game
 from boardgym.games import GAMES
@@ -43,6 +47,7 @@ from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import Action, BoardgymError
 
 METHOD = "ppo"
+SB3_ZIP = "final.zip"
 
 
 @dataclass(frozen=True)
@@ -170,6 +175,7 @@ def train(config: Config) -> Path:
             model.learn(remaining, callback=callback, reset_num_timesteps=resumed is None, progress_bar=False)
         run.advance_to(model.num_timesteps)
         measure()
+        write_sb3_zip(model, run.folder / SB3_ZIP, game)
         return run.finish(payload())
 
 
