@@ -1,7 +1,9 @@
 """Play from a MaskablePPO policy trained by ``boardgym train ppo``.
 
 The checkpoint is a plain dict (``torch.load(weights_only=True)`` reads it): the policy's
-``state_dict``, the layer sizes it was built with and the game it was trained on. The agent
+``state_dict``, the layer sizes it was built with and the game it was trained on; or an SB3
+zip, ``MaskablePPO.save()``'s file (``final.zip`` of a run, or a model trained with SB3 on a
+``gym.make`` env), read without unpickling (``boardgym.agents.sb3_zip``). The agent
 rebuilds sb3-contrib's ``MaskableActorCriticPolicy`` from them, shows it the rules'
 observation planes from the mover's point of view with the legal-action mask, and plays the
 most probable legal action (``deterministic=false`` samples instead).
@@ -15,23 +17,12 @@ from typing import Any
 import numpy as np
 
 from boardgym.agents.base import BaseAgent
+from boardgym.agents.sb3_zip import build_policy, is_sb3_zip, read_sb3_policy
 from boardgym.game import Game
 from boardgym.runs import load_checkpoint
 from boardgym.types import Action
 
 FORMAT = "boardgym.ppo/1"
-
-
-def build_policy(game: Game, net_arch: list[int], device: str = "cpu") -> Any:
-    """The MaskableActorCriticPolicy for ``game``'s observation and action spaces."""
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    observation_space = spaces.Box(0.0, 1.0, game.observation_shape, np.float32)
-    policy = MaskableActorCriticPolicy(
-        observation_space, spaces.Discrete(game.num_actions), lambda _: 0.0, net_arch=list(net_arch)
-    )
-    return policy.to(device)
 
 
 class PPOAgent(BaseAgent):
@@ -43,9 +34,14 @@ class PPOAgent(BaseAgent):
         super().__init__(game, seed=seed)
         import torch
 
-        payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=("net_arch", "policy"), method="ppo")
-        self.policy = build_policy(game, payload["net_arch"])
-        self.policy.load_state_dict(payload["policy"])
+        if checkpoint is not None and Path(checkpoint).is_file() and is_sb3_zip(Path(checkpoint)):
+            self.policy = read_sb3_policy(Path(checkpoint), game)
+        else:
+            payload = load_checkpoint(
+                checkpoint, format=FORMAT, game=game, required=("net_arch", "policy"), method="ppo"
+            )
+            self.policy = build_policy(game, payload["net_arch"])
+            self.policy.load_state_dict(payload["policy"])
         self.policy.set_training_mode(False)
         self.deterministic = deterministic
         self._torch = torch

@@ -7,7 +7,9 @@ num_sets=40, density=0.2, seed=0); instance parameters pass as keyword arguments
 seeds the env's generator, it does not draw a new instance.
 
 - Action: ``Discrete(num_sets)``, take set ``i``. The mask (``env.action_masks()`` and
-  ``info["action_mask"]``, int8) allows the sets not yet taken.
+  ``info["action_mask"]``, int8) allows the sets not yet taken; once every element is covered it is
+  all ones (and after truncation too), as in the two-player envs (``boardgym.envs.single_agent``): the action after the
+  end is never played, and a loop masking logits with ``-inf`` gets no NaN.
 - Observation: float32 ``Box(0, 1, (num_sets + problem_size,))``: taken sets, then covered
   elements.
 - Reward: -1 per step. The episode terminates once every element is covered, so the return
@@ -81,10 +83,10 @@ class SetCoverEnv(gym.Env):
         return self.game.observation(self.state, 0), -1.0, terminated, truncated, self._info(info)
 
     def action_masks(self) -> np.ndarray:
-        """The sets not yet taken: int8, ones on the legal actions (all zeros once the
-        episode is over)."""
-        if self._episode_over or self.game.is_terminal(self.state):
-            return np.zeros(self.game.num_actions, dtype=np.int8)
+        """The sets not yet taken: int8, ones on the legal actions; all ones once the episode is
+        over (every element covered, or truncated: the module docstring says why)."""
+        if self._episode_over or self.game.is_terminal(self.state) or self.steps >= self.game.num_sets:
+            return np.ones(self.game.num_actions, dtype=np.int8)
         return self.game.legal_mask(self.state).astype(np.int8)
 
     def render(self) -> str | np.ndarray | None:

@@ -10,6 +10,15 @@ each episode from the env's seeded generator). Game parameters pass through
   ``info["action_mask"]`` after ``reset`` and each ``step``; int8 with ones on the legal
   actions, the dtype Gymnasium's ``action_space.sample(mask)`` takes (and the PettingZoo envs'
   ``action_mask``).
+- Once an episode has ended (won, lost, drawn, truncated or ended by an illegal action) the
+  mask is all ones, never all zeros. No action follows the end of an episode: a Gymnasium
+  vector env (default autoreset ``NEXT_STEP``) ignores the action of the next call and resets
+  instead, and ``step`` is not for a finished episode. All ones keeps a loop that masks its
+  logits with ``-inf`` free of NaN (an all-zero mask would leave no finite logit) and says,
+  truly, that whatever it picks there is ignored. The mask of the next episode's first
+  position cannot be given instead: the next seat and the opponent's opening are drawn at
+  ``reset``. A loop that learns should drop the transition of that ignored action (its
+  reward is 0 and its observation the next episode's first one).
 - Reward: the learner's return (+1 / -1 / 0) when the game ends, 0 before. An illegal action
   ends the episode with -1 and ``info["illegal_action"]``. Once an episode has ended,
   ``step`` refuses (``BoardgymError``) until ``reset()``.
@@ -89,8 +98,7 @@ class SingleAgentEnv(gym.Env):
         except IllegalActionError:
             self._episode_over = True
             info["illegal_action"] = action
-            info["action_mask"] = np.zeros(game.num_actions, dtype=np.int8)
-            return self._observe(), -1.0, True, False, info
+            return self._observe(), -1.0, True, False, self._info(info)
         self.moves.append(played)
         self._opponent_moves(info)
         if self.render_mode == "human":
@@ -104,10 +112,10 @@ class SingleAgentEnv(gym.Env):
         return self._observe(), 0.0, False, False, self._info(info)
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions for the learner: int8, ones on the legal actions (all zeros once the
-        episode is over)."""
+        """Legal actions for the learner: int8, ones on the legal actions; all ones once the
+        episode is over (the module docstring says why)."""
         if self._episode_over or self.game.is_terminal(self.state):
-            return np.zeros(self.game.num_actions, dtype=np.int8)
+            return np.ones(self.game.num_actions, dtype=np.int8)
         return self.game.legal_mask(self.state).astype(np.int8)
 
     def render(self) -> str | np.ndarray | None:

@@ -10,7 +10,10 @@ pool (at most ``--pool-size`` kept), and each episode draws its opponent from th
 SB3's own scalars (``rollout/``, ``train/``, ``time/``) and ours (``eval/``, the
 hyper-parameters) go to the same TensorBoard folder ``runs/<game>/ppo/<run-name>/``; the
 checkpoints there hold the policy's and the optimiser's tensors, so ``--resume`` continues
-the optimisation (the envs restart from fresh games).
+the optimisation (the envs restart from fresh games). Beside ``final.pt`` the run writes
+``final.zip``, SB3's own file of the final model: ``MaskablePPO.load("final.zip")`` opens it,
+and so does ``ppo:checkpoint=final.zip`` (as any ``MaskablePPO.save()`` file of an
+``MlpPolicy`` trained on the game's ``gym.make`` env; read without unpickling).
 
     boardgym train ppo --game connect_four --run-name c4-vs-random
 """
@@ -36,6 +39,7 @@ from boardgym.agents.base import BaseAgent
 from boardgym.agents.ppo import FORMAT, PPOAgent
 from boardgym.agents.random_agent import RandomAgent
 from boardgym.agents.registry import make_agent
+from boardgym.agents.sb3_zip import write_sb3_zip
 from boardgym.config import option
 from boardgym.game import Game
 from boardgym.games import GAMES
@@ -43,6 +47,7 @@ from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import Action, BoardgymError
 
 METHOD = "ppo"
+SB3_ZIP = "final.zip"
 
 
 @dataclass(frozen=True)
@@ -170,6 +175,7 @@ def train(config: Config) -> Path:
             model.learn(remaining, callback=callback, reset_num_timesteps=resumed is None, progress_bar=False)
         run.advance_to(model.num_timesteps)
         measure()
+        write_sb3_zip(model, run.folder / SB3_ZIP, game)
         return run.finish(payload())
 
 
@@ -202,15 +208,18 @@ class PoolOpponent(BaseAgent):
 
 class Periodic(BaseCallback):
     """Moves the run's step counter with SB3's, and runs each task when the step count
-    crosses a multiple of its period."""
+    crosses a multiple of its period. The measurement is left out once ``--timesteps`` is
+    reached: the last rollout still ends with an update, and the final measurement after it
+    is the one that counts (measuring here too logged the end twice)."""
 
     def __init__(self, run: TrainingRun, config: Config, tasks: dict[str, Callable[[], object]]) -> None:
         super().__init__()
         self.run = run
+        self.timesteps = config.timesteps
         periods = {"eval": config.eval_every, "checkpoint": config.checkpoint_every}
         if config.opponent == "self":
             periods["snapshot"] = config.snapshot_every
-        self.tasks = [(period, tasks[name]) for name, period in periods.items() if period > 0]
+        self.tasks = [(name, period, tasks[name]) for name, period in periods.items() if period > 0]
         self.last_step: int | None = None
 
     def _on_step(self) -> bool:
@@ -218,7 +227,9 @@ class Periodic(BaseCallback):
         self.run.advance_to(step)
         if self.last_step is None:
             self.last_step = step - self.training_env.num_envs
-        for period, task in self.tasks:
+        for name, period, task in self.tasks:
+            if name == "eval" and step >= self.timesteps:
+                continue
             if step // period > self.last_step // period:
                 task()
         self.last_step = step

@@ -10,8 +10,10 @@ The run owns:
   same folder is refused), and the resume check: an existing run is never overwritten (pass
   ``--resume``), and ``--resume`` needs the folder's ``checkpoint.pt`` (read into
   ``run.resumed``, checked for its format and game);
-- ``config.json``, the TensorBoard writer (``run.log``), the hyper-parameters (once, as a table
-  under ``hparams/config``) and the progress bar (``run.advance``, ``--no-progress``);
+- ``config.json``, the TensorBoard writer (``run.log``), the progress bar (``run.advance``,
+  ``--no-progress``) and the hyper-parameters: as a table under ``hparams/config`` when the run
+  opens, and for TensorBoard's HParams tab (``log_hparams``) when ``run.finish`` writes
+  ``final.pt``, with the last measurement's ``eval/`` scalars as the session's metrics;
 - the step counter ``run.step`` (episodes, timesteps, generations or iterations), stamped in
   every checkpoint as ``step`` and restored on ``--resume``;
 - periodic measurement during training (``run.measure``): a few games, seats alternating,
@@ -172,6 +174,8 @@ class TrainingRun:
         self._fresh = False
         self._saved = False
         self._opponents: dict[str, Agent | str] | None = None
+        self.metrics: dict[str, float] = {}
+        """The latest value of every scalar ``measure`` logged: the HParams tab's metrics."""
 
     @property
     def checkpoint_path(self) -> Path:
@@ -227,7 +231,7 @@ class TrainingRun:
         write_config(folder / "config.json", config, method=self.method, **self.notes)
         self.writer = make_writer(folder)
         self._stack.callback(self.writer.close)
-        log_hparams(self.writer, config)
+        log_config_table(self.writer, config)
         if config.progress:
             from tqdm import tqdm
 
@@ -320,6 +324,7 @@ class TrainingRun:
         scalars = measure_against(self.game, agent, opponents, self.config.eval_games, seed)
         scalars.update(extra or {})
         self.log(scalars)
+        self.metrics.update(scalars)
         if self.writer is not None:
             self.writer.flush()
         results = ", ".join(
@@ -344,8 +349,14 @@ class TrainingRun:
         return written
 
     def finish(self, payload: dict[str, Any]) -> Path:
-        """Write ``final.pt``, the file ``make_agent`` loads; returns its path."""
-        return self.save(payload, self.final_path)
+        """Write ``final.pt``, the file ``make_agent`` loads, and the hyper-parameters with the
+        final metrics for the HParams tab; returns its path."""
+        path = self.save(payload, self.final_path)
+        if self.writer is not None:
+            extra = {"method": self.method, "game": self.game.name}
+            log_hparams(self.writer, self.config, extra, self.metrics, self.step)
+            self.writer.flush()
+        return path
 
 
 # -- the command line ---------------------------------------------------------------------------
@@ -374,10 +385,38 @@ def make_writer(path: Path | str) -> Any:
     return SummaryWriter(log_dir=str(path))
 
 
-def log_hparams(writer: Any, config: Any) -> None:
+def log_config_table(writer: Any, config: Any) -> None:
     """Hyper-parameters once, as a markdown table under ``hparams/config`` (CleanRL's habit)."""
     rows = "\n".join(f"|{k}|{v}|" for k, v in config_to_dict(config).items())
     writer.add_text("hparams/config", f"|param|value|\n|-|-|\n{rows}")
+
+
+def hparam_values(config: Any, extra: dict[str, Any] | None = None) -> dict[str, int | float | str]:
+    """The config as values the HParams tab takes: numbers and strings as they are, booleans as
+    ``true``/``false`` (as typed on the command line; the tab would show them as 0 and 1),
+    sequences joined with commas (``256,256``), None as the empty string."""
+    values: dict[str, int | float | str] = {}
+    for key, value in {**config_to_dict(config), **(extra or {})}.items():
+        if isinstance(value, bool):
+            values[key] = "true" if value else "false"
+        elif isinstance(value, (int, float, str)):
+            values[key] = value
+        elif isinstance(value, (list, tuple)):
+            values[key] = ",".join(map(str, value))
+        else:
+            values[key] = "" if value is None else str(value)
+    return values
+
+
+def log_hparams(writer: Any, config: Any, extra: dict[str, Any], metrics: dict[str, float], step: int = 0) -> None:
+    """The run as one session of TensorBoard's HParams tab: its hyper-parameters (``config``
+    and ``extra``) and ``metrics``, tags of scalars the run logged, whose last values the tab
+    shows. Written into the run's own folder (``SummaryWriter.add_hparams`` would start a
+    folder of its own), so the session is the run."""
+    from torch.utils.tensorboard.summary import hparams
+
+    for summary in hparams(hparam_values(config, extra), dict(metrics)):
+        writer.file_writer.add_summary(summary, step)
 
 
 def _check_run_config(config: RunConfig) -> None:

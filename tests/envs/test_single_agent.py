@@ -119,3 +119,38 @@ def test_masks_are_int8_and_feed_gymnasium_sample(env_id: str) -> None:
     assert mask.dtype == np.int8 and info["action_mask"].dtype == np.int8
     for _ in range(20):
         assert mask[env.action_space.sample(mask)] == 1
+
+
+MASKED_IDS = sorted(i for i in gym.registry if i.startswith("boardgym/") and i != "boardgym/BlackBox-v0")
+
+
+def test_every_masked_id_is_registered() -> None:
+    assert len(MASKED_IDS) == 8 and "boardgym/SetCover-v0" in MASKED_IDS
+
+
+@pytest.mark.parametrize("env_id", MASKED_IDS)
+def test_action_masks_on_what_gym_make_returns(env_id: str) -> None:
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    env = gym.make(env_id)
+    _, info = env.reset(seed=0)
+    np.testing.assert_array_equal(env.action_masks(), info["action_mask"])
+    assert env.action_masks().any()
+    assert is_masking_supported(env)
+    np.testing.assert_array_equal(get_action_masks(env), info["action_mask"])
+    # the spec gym.make records rebuilds the same wrappers
+    assert type(gym.make(env.spec)).__name__ == "ActionMasks"
+    vec = DummyVecEnv([lambda: gym.make(env_id)] * 2)
+    vec.seed(0)
+    vec.reset()
+    assert get_action_masks(vec).shape == (2, env.action_space.n)
+    # through a user's own wrapper: gymnasium's get_wrapper_attr still reaches it
+    wrapped = gym.wrappers.RecordEpisodeStatistics(gym.make(env_id))
+    wrapped.reset(seed=0)
+    assert get_action_masks(wrapped).shape == (env.action_space.n,)
+
+
+def test_the_black_box_has_no_mask_to_offer() -> None:
+    env = gym.make("boardgym/BlackBox-v0")
+    assert not hasattr(env, "action_masks") and isinstance(env.action_space, gym.spaces.MultiBinary)

@@ -52,6 +52,15 @@ def test_tiny_run_logs_sb3_and_eval_scalars_and_loads_as_agent(tmp_path: Path) -
     assert summary.games == 6
 
 
+def test_the_final_evaluation_is_logged_once(tmp_path: Path) -> None:
+    # 256 steps with a measurement every 128: once at 128, once at the end (256), after the last update
+    final = train(Config(run_name="once", root=str(tmp_path), **TINY))
+    events = EventAccumulator(str(final.parent), size_guidance={"scalars": 0})
+    events.Reload()
+    steps = [event.step for event in events.Scalars("eval/win_rate_vs_random")]
+    assert steps == [128, 256]
+
+
 def test_self_play_fills_the_pool_and_resume_keeps_it(tmp_path: Path) -> None:
     config = Config(opponent="self", snapshot_every=128, run_name="self", root=str(tmp_path), **TINY)
     final = train(config)

@@ -148,3 +148,28 @@ def test_due_and_check_at_least() -> None:
     run = TrainingRun(ToyConfig(progress=False), "toy", format=FORMAT, total=10)
     assert [step for step in range(7) if run.due(3, step)] == [3, 6]
     assert not any(run.due(0, step) for step in range(7))
+
+
+def test_finish_logs_the_hparams_tab_with_the_final_metrics(tmp_path: Path, read_hparams) -> None:
+    with TrainingRun(toy(tmp_path, steps=7), "toy", format=FORMAT, total=3, unit="ep") as run:
+        run.advance(3)
+        scalars = run.measure(RandomAgent(run.game, seed=0))
+        run.finish({"weights": torch.zeros(1)})
+    hparams, metrics, values = read_hparams(run.folder)
+    assert hparams["steps"] == 7 and hparams["game"] == "tictactoe" and hparams["method"] == "toy"
+    assert hparams["run_name"] == "toy" and hparams["resume"] == "false" and hparams["eval_games"] == 2
+    assert metrics == set(scalars) and "eval/win_rate_vs_perfect" in metrics
+    assert values == pytest.approx(scalars)
+
+
+def test_hparam_values_are_what_the_tab_takes() -> None:
+    from boardgym.train.run import hparam_values
+
+    @dataclass(frozen=True)
+    class Wide(RunConfig):
+        layers: tuple[int, ...] = option((256, 256), "layers")
+        rate: float = option(0.5, "rate")
+
+    values = hparam_values(Wide(), {"method": "toy"})
+    assert values["layers"] == "256,256" and values["rate"] == 0.5 and values["run_name"] == ""
+    assert values["method"] == "toy" and values["progress"] == "true"

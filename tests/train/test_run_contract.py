@@ -106,7 +106,7 @@ def _step(path: Path) -> int:
     return int(torch.load(path, weights_only=True)["step"])
 
 
-def test_training_run_contract(method: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_training_run_contract(method: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], read_hparams) -> None:
     name, params, _, (_, first, second) = TINY[method]
     main = load(METHODS[method].target)
     prog = f"boardgym train {method}"
@@ -115,6 +115,9 @@ def test_training_run_contract(method: str, tmp_path: Path, capsys: pytest.Captu
     folder = tmp_path / name / method / "c"
     assert json.loads((folder / "config.json").read_text())["method"] == method
     assert list(folder.glob("events.out.tfevents.*"))
+    hparams, metrics, values = read_hparams(folder)  # the HParams tab: config and final eval/ metrics
+    assert hparams["method"] == method and hparams["game"] == name
+    assert "eval/win_rate_vs_random" in metrics and set(values) == metrics
     assert (folder / "checkpoint.pt").is_file() and (folder / "final.pt").is_file()
     assert f"{METHODS[method].agent}:checkpoint={folder / 'final.pt'}" in capsys.readouterr().out
 

@@ -1,0 +1,177 @@
+"""The README as a user reads it: every ```python block runs as written (each in a fresh
+interpreter, in an empty folder), and every shell command it shows names subcommands,
+options, games, agents, extras and files that exist. Commands are only parsed (with the CLI's
+own argparse parsers), never run."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from boardgym.agents.registry import AGENTS
+from boardgym.cli import BENCHES, build_parser
+from boardgym.games import GAMES
+from boardgym.registry import lookup
+from boardgym.solve import SOLVERS
+from boardgym.train import METHODS
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+BUDGETS = {
+    "model.learn(50_000)": "model.learn(64)",
+    'opponent="random"), verbose=1)': 'opponent="random"), verbose=1, n_steps=64, batch_size=64, n_epochs=1)',
+}
+"""The only changes made to a snippet before it runs: a training budget cut to one short rollout
+(each must be found in the README, so the list cannot go stale)."""
+
+PLACEHOLDERS = re.compile(r"\b(METHOD|GAME|BENCH|PUZZLE)\b|<[a-z-]+>|\[options\]")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+
+
+PYTHON_BLOCKS = blocks("python")
+
+
+def test_the_budget_patches_are_found_in_the_readme() -> None:
+    for old in BUDGETS:
+        assert sum(old in block for block in PYTHON_BLOCKS) == 1, f"{old!r} is no longer in one README snippet"
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
+def test_python_snippet_runs_as_written(index: int, tmp_path: Path) -> None:
+    source = PYTHON_BLOCKS[index]
+    for old, new in BUDGETS.items():
+        source = source.replace(old, new)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(
+        [sys.executable, "-c", source], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, f"README snippet {index} failed:\n{source}\n--- stderr ---\n{done.stderr[-3000:]}"
+
+
+# -- shell commands -------------------------------------------------------------------------------
+def shell_commands() -> Iterator[str]:
+    """Each command of the README's ```bash blocks (continuation lines joined, `&&` chains
+    split, usage brackets dropped) and each inline `boardgym ...` / `python ...` span without
+    placeholders."""
+    for block in blocks("bash"):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.replace("[", " ").replace("]", " ").replace(" ...", " ")
+            for command in line.split("&&"):
+                if command.strip() and not command.strip().startswith("#"):
+                    yield command.strip()
+    for span in re.findall(r"`((?:boardgym|python) [^`]+)`", README):
+        if not PLACEHOLDERS.search(span):
+            yield span
+
+
+class Parsed(Exception):
+    """Raised in place of running a command once its parser has accepted the arguments."""
+
+
+def parse_entry_main(main: object, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Call a ``main(argv, prog)`` until its argparse parser has read ``argv``, and no further."""
+    original = argparse.ArgumentParser.parse_args
+
+    def parse_args(self: argparse.ArgumentParser, args: object = None, namespace: object = None) -> object:
+        original(self, args, namespace)  # type: ignore[arg-type]
+        raise Parsed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(argparse.ArgumentParser, "parse_args", parse_args)
+        with pytest.raises(Parsed):
+            main(argv, prog="boardgym")  # type: ignore[operator]
+
+
+def check_agent_specs(specs: list[str], command: str) -> None:
+    for spec in specs:
+        name = spec.partition(":")[0]
+        assert name in AGENTS, f"README: {command!r} names agent {name!r}, which does not exist"
+
+
+def check_names(argv: list[str], command: str) -> None:
+    """`boardgym train alphazero` named in a sentence: the command and subcommand exist."""
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert argv[0] in commands, f"README: `{command}`: {argv[0]!r} is no boardgym command"
+    tables = {"train": METHODS, "bench": BENCHES, "solve": SOLVERS, "list": ["games", "agents", "methods", "benches"]}
+    if len(argv) > 1 and argv[0] in tables:
+        assert argv[1] in tables[argv[0]], f"README: `{command}`: {argv[1]!r} is no {argv[0]} subcommand"
+
+
+def check_boardgym(argv: list[str], command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if len(argv) <= 2 and not any(arg.startswith("-") for arg in argv):
+        check_names(argv, command)
+        return
+    parser = build_parser()
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except SystemExit:
+        pytest.fail(f"README: `{command}` is refused by boardgym's parser")
+    if not getattr(args, "passes_extra", False):
+        assert not extra, f"README: `{command}` has options boardgym {args.command} does not know: {extra}"
+    if args.command in ("play", "evaluate", "render"):
+        assert args.game in GAMES, f"README: `{command}` names game {args.game!r}, which does not exist"
+    if args.command == "play":
+        check_agent_specs([args.opponent], command)
+    if args.command == "evaluate":
+        check_agent_specs(args.agents, command)
+    tables = {"train": (METHODS, "method"), "bench": (BENCHES, "which"), "solve": (SOLVERS, "puzzle")}
+    if args.command in tables:
+        table, field = tables[args.command]
+        name = getattr(args, field)
+        assert name in table, f"README: `{command}`: {name!r} is no {args.command} subcommand"
+        parse_entry_main(lookup(table, name, args.command).load(), extra, monkeypatch)
+
+
+def check_pip(argv: list[str], command: str) -> None:
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    for arg in argv:
+        found = re.fullmatch(r"\.\[([a-z,-]+)\]", arg)
+        if found:
+            missing = set(found.group(1).split(",")) - extras
+            assert not missing, f"README: `{command}` asks for extras {missing} that pyproject.toml lacks"
+
+
+def check_python(argv: list[str], command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if argv[:2] == ["-m", "pydoc"] or argv[:1] == ["-m"]:
+        return
+    script = ROOT / argv[0]
+    assert script.is_file(), f"README: `{command}` runs {argv[0]}, which does not exist"
+    if script.parent.name == "benchmarks":
+        module = {"search_strength.py": "boardgym.bench.search_strength:main"}.get(script.name)
+        if module is not None:
+            from boardgym.registry import Entry
+
+            parse_entry_main(Entry(module, "").load(), argv[1:], monkeypatch)
+
+
+COMMANDS = sorted(set(shell_commands()))
+
+
+def test_the_readme_shows_commands() -> None:
+    assert len(COMMANDS) > 40 and any(c.startswith("boardgym train") for c in COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_shell_command_names_what_exists(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    words = shlex.split(command, comments=True)
+    program, argv = words[0], words[1:]
+    program = program.removeprefix(".venv/bin/")
+    if program == "boardgym":
+        check_boardgym(argv, command, monkeypatch)
+    elif program == "pip" or (program == "python3" and argv[:2] == ["-m", "venv"]):
+        check_pip(argv, command)
+    elif program == "python":
+        check_python(argv, command, monkeypatch)
