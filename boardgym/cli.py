@@ -394,6 +394,20 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
         help="finish (or, with more --games, extend) the run named by --run-name, or the newest",
     )
     parser.add_argument("--gauntlet", action="store_true", help="only the first agent plays each of the others")
+    parser.add_argument(
+        "--openings",
+        default="auto",
+        choices=["auto", "on", "off"],
+        help="opening suite: each pair of games (seats swapped) starts after the same random opening moves; "
+        "auto (default): on when an agent plays the same moves whatever its seed",
+    )
+    parser.add_argument(
+        "--opening-plies",
+        type=int,
+        default=None,
+        metavar="N",
+        help="moves in each opening (default: the fewest with at least 1000 different openings)",
+    )
     parser.add_argument("--no-plots", action="store_true", help="skip the png plots")
     parser.add_argument(
         "--save-games",
@@ -429,6 +443,8 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
             backend=args.backend,
             address=args.address,
             save_games=args.save_games,
+            openings=args.openings,
+            opening_plies=args.opening_plies,
         )
     except KeyboardInterrupt:
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
@@ -441,6 +457,9 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
     analysis = analyse(tournament) if tournament.num_players == 2 and tournament.games else None
     files = write_report(tournament, out_dir, plots=not args.no_plots, analysis=analysis)
     print(console_summary(tournament, analysis))
+    warning = tournament.repeats_warning()
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     print(f"\n{len(tournament.games)} games; report, results and plots in {out_dir}/:")
     print("  " + "  ".join(path.name for path in files))
     return 0

@@ -15,8 +15,10 @@ the horizon is a ``Heuristic`` from ``boardgym.agents.heuristics``, chosen by na
   one's scores; it stops at the depth limit, when time runs out (the last finished
   iteration's move is played), when the root value is a proven win or loss, or when an
   iteration never reached its horizon (the whole game was searched: the value is exact).
-- Transposition table keyed by the state (states are hashable): depth, bound type, value and
-  best move. Move ordering: the table's move first, then the heuristic's own order where it
+- Transposition table keyed by the state (states are hashable): depth, bound type, value, best
+  move and whether the value rested on the evaluation anywhere below (a horizon was reached).
+  A hit on such an entry counts as reaching the horizon, so a value stored by a shallower
+  search (or found again at another ply) is never reported as exact. Move ordering: the table's move first, then the heuristic's own order where it
   has one (``order_moves``), else the history heuristic (moves that caused cut-offs).
 - A state repeated on the current path scores 0 (a draw), so games that can cycle (Quixo)
   terminate. Ties at the root are broken by the agent's seeded generator.
@@ -78,7 +80,8 @@ class AlphaBeta:
         self.depth = depth
         self.time = time
         self.table_size = table_size
-        self.table: dict[Any, tuple[int, int, float, Action | None]] = {}
+        # state -> (depth, bound, value, best move, rested on the evaluation)
+        self.table: dict[Any, tuple[int, int, float, Action | None, bool]] = {}
         self.history: dict[Action, int] = {}
         self.nodes = 0
         self._deadline: float | None = None
@@ -155,7 +158,7 @@ class AlphaBeta:
         finally:
             self._path.discard(state)
             self._deadline = deadline
-        self.table[state] = (depth, _EXACT, best_value, best_action)
+        self.table[state] = (depth, _EXACT, best_value, best_action, self._reached_horizon)
         return best_value, best_action, scores
 
     def _negamax(self, state: Any, depth: int, alpha: float, beta: float, ply: int) -> float:
@@ -179,16 +182,18 @@ class AlphaBeta:
         entry = table.get(state)
         table_move = None
         if entry is not None:
-            entry_depth, bound, stored, table_move = entry
+            entry_depth, bound, stored, table_move, approximate = entry
             if entry_depth >= depth:
                 value = stored - ply if stored > PROVEN else stored + ply if stored < -PROVEN else stored
-                if bound == _EXACT:
-                    return value
-                if bound == _LOWER and value >= beta:
-                    return value
-                if bound == _UPPER and value <= alpha:
+                if bound == _EXACT or (bound == _LOWER and value >= beta) or (bound == _UPPER and value <= alpha):
+                    if approximate:
+                        self._reached_horizon = True
                     return value
         original_alpha = alpha
+        # Whether this node's value rests on the evaluation: its own subtree's flag, kept
+        # apart from the siblings' so that the table can store it.
+        outer_reached = self._reached_horizon
+        self._reached_horizon = False
         moves = self._ordered(state, table_move)
         best_value, best_action = -WIN - 2, moves[0]
         apply, current_player = game.apply, game.current_player
@@ -209,9 +214,11 @@ class AlphaBeta:
                             break
         finally:
             self._path.discard(state)
+        approximate = self._reached_horizon
+        self._reached_horizon = outer_reached or approximate
         bound = _UPPER if best_value <= original_alpha else _LOWER if best_value >= beta else _EXACT
         stored = best_value + ply if best_value > PROVEN else best_value - ply if best_value < -PROVEN else best_value
-        table[state] = (depth, bound, stored, best_action)
+        table[state] = (depth, bound, stored, best_action, approximate)
         return best_value
 
     def _ordered(self, state: Any, first: Action | None) -> list[Action]:

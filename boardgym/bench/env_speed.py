@@ -7,8 +7,11 @@ Two measurements:
 - **Rules API**: random playouts straight on the rules (``legal_actions``/``apply``) against
   OpenSpiel's C++ games through their Python binding (``legal_actions``/``apply_action``).
 
-Both sides use the same Python random-choice code, so the ratio compares the libraries. A peer
-that is not installed is skipped with a note (``pip install -e ".[bench]"``).
+Both sides run the same loop, call for call: one terminal test, one legal-move list and one
+move per step, each a direct method call (ours on the rules object, OpenSpiel's on the state),
+and the same random picker (``legal[int(random() * len(legal))]``, ``random.Random``); so the
+ratio compares the libraries.
+A peer that is not installed is skipped with a note (``pip install -e ".[bench]"``).
 
     boardgym bench envs [--seconds 2] [--games tictactoe connect_four ...]
 """
@@ -64,7 +67,15 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each side is kept")
     parser.add_argument("--games", nargs="*", default=None, help="only these rows (default: all)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--clock",
+        choices=["cpu", "wall"],
+        default="cpu",
+        help="rules API rows: steps per CPU-second of this process (default; fair on a shared machine) "
+        "or per wall-clock second",
+    )
     args = parser.parse_args(argv)
+    _CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
     rows = [p for p in PAIRINGS if args.games is None or p.name in args.games or p.game in args.games]
     pyspiel = optional_import("pyspiel")
     missing_peer = pyspiel is None
@@ -84,7 +95,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
             else:
                 peer = partial(aec_steps_per_second, module.env())
         _row(pairing.name, *_best_of(ours, peer, args), note)
-    print("\nrules API (random playouts)")
+    print(f"\nrules API (random playouts; steps per {'CPU-' if args.clock == 'cpu' else ''}second)")
     _header("ours", "OpenSpiel")
     for pairing in rows:
         ours = partial(rules_steps_per_second, make_game(pairing.game, **pairing.params))
@@ -136,41 +147,47 @@ def aec_steps_per_second(env: Any, seconds: float, seed: int) -> float:
 
 
 def rules_steps_per_second(game: Any, seconds: float, seed: int) -> float:
-    """Moves per second of random playouts through our rules API."""
-    return _playouts(lambda: game.initial_state(), game.is_terminal, game.legal_actions, game.apply, seconds, seed)
+    """Moves per second of random playouts through our rules API: per move one
+    ``is_terminal``, one ``legal_actions`` and one ``apply``, called on the rules object."""
+    draw = random.Random(seed).random
+    clock = _CLOCK[0]
+    steps = 0
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        for _ in range(PLAYOUTS_PER_CLOCK):
+            state = game.initial_state()
+            while not game.is_terminal(state):
+                legal = game.legal_actions(state)
+                state = game.apply(state, legal[int(draw() * len(legal))])
+                steps += 1
+    return steps / (clock() - start)
 
 
 def openspiel_steps_per_second(game: Any, seconds: float, seed: int) -> float:
-    """Moves per second of random playouts through OpenSpiel's Python binding."""
-
-    def apply(state: Any, action: int) -> Any:
-        state.apply_action(action)
-        return state
-
-    return _playouts(
-        game.new_initial_state, lambda s: s.is_terminal(), lambda s: s.legal_actions(), apply, seconds, seed
-    )
-
-
-def _playouts(
-    initial: Callable[[], Any],
-    is_terminal: Callable[[Any], bool],
-    legal_actions: Callable[[Any], list[int]],
-    apply: Callable[[Any, int], Any],
-    seconds: float,
-    seed: int,
-) -> float:
-    rng = random.Random(seed)
+    """Moves per second of random playouts through OpenSpiel's Python binding: per move one
+    ``is_terminal``, one ``legal_actions`` and one ``apply_action``, called on the state. The
+    same loop as ``rules_steps_per_second``, call for call, with the same random picker."""
+    draw = random.Random(seed).random
+    clock = _CLOCK[0]
     steps = 0
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
-        state = initial()
-        while not is_terminal(state):
-            legal = legal_actions(state)
-            state = apply(state, legal[rng.randrange(len(legal))])
-            steps += 1
-    return steps / (time.perf_counter() - start)
+    while clock() < deadline:
+        for _ in range(PLAYOUTS_PER_CLOCK):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                legal = state.legal_actions()
+                state.apply_action(legal[int(draw() * len(legal))])
+                steps += 1
+    return steps / (clock() - start)
+
+
+PLAYOUTS_PER_CLOCK = 8
+"""Playouts between two looks at the clock (a look at the CPU clock is a system call)."""
+_CLOCK: list[Callable[[], float]] = [time.process_time]
+"""The clock of the rules API rows (``--clock``): this process's CPU time by default, so that
+other work on a shared machine slows neither side."""
 
 
 def _our_aec_env(pairing: Pairing) -> Any:

@@ -1,6 +1,11 @@
 """What a tournament's games say, computed once: each agent's record overall and by starting
 seat, the results matrix, game lengths, Elo and TrueSkill ratings (two-player games), or mean
 returns (puzzles). ``report.py`` writes these as markdown and JSON, ``plots.py`` draws them.
+
+Games that repeat an earlier game move for move (two deterministic agents from the same start)
+are not independent trials: the counts keep every game, but the intervals rest on the distinct
+games only. Elo and TrueSkill are fitted on the distinct games; a win rate's Wilson interval
+takes the rate over all games and the number of distinct games the agent played as its size.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boardgym.evaluate.ratings import EloFit, TrueSkillRating, fit_elo, trueskill_ratings
+from boardgym.evaluate.ratings import EloFit, TrueSkillRating, fit_elo, trueskill_ratings, wilson_interval
 from boardgym.evaluate.tournament import Tournament
 
 
@@ -54,6 +59,14 @@ class Standing:
     as_second: Record
     moves: int = 0
     seconds: float = 0.0
+    distinct: int = 0
+    """Games of this agent that differ from each other (the size behind its intervals)."""
+
+    @property
+    def win_rate_interval(self) -> tuple[float, float]:
+        """Wilson interval of the win rate over all games, sized by the distinct games."""
+        size = self.distinct or self.total.games
+        return wilson_interval(self.total.win_rate * size, size)
 
     @property
     def ms_per_move(self) -> float:
@@ -86,6 +99,9 @@ class Analysis:
     """``(number of moves, first mover's points)`` of every game."""
     elo: EloFit | None
     trueskill: dict[str, TrueSkillRating]
+    games: int = 0
+    distinct_games: int = 0
+    """Games that differ from each other, agent for agent and move for move."""
 
 
 def analyse(tournament: Tournament) -> Analysis:
@@ -96,6 +112,15 @@ def analyse(tournament: Tournament) -> Analysis:
     by_first: dict[tuple[str, str], Record] = {}
     lengths = []
     results = tournament.rating_games()
+    seen: set[object] = set()
+    independent = []  # the distinct games, each once: what the ratings are fitted on
+    for played, result in zip(tournament.games, results, strict=True):
+        key = tournament.game_key(played)
+        if key not in seen:
+            seen.add(key)
+            independent.append(result)
+            for agent in set(played.seats):
+                standings[names[agent]].distinct += 1
     for played, (first, second, points) in zip(tournament.games, results, strict=True):
         for name, other, mine, started in ((first, second, points, True), (second, first, 1 - points, False)):
             standing = standings[name]
@@ -109,10 +134,10 @@ def analyse(tournament: Tournament) -> Analysis:
             standings[names[agent]].moves += moved
             standings[names[agent]].seconds += played.record.seconds_per_move[seat] * moved
         lengths.append((played.record.num_moves, points))
-    elo = fit_elo(results, names) if results else None
-    skill = trueskill_ratings(results, names) if results else {}
+    elo = fit_elo(independent, names) if independent else None
+    skill = trueskill_ratings(independent, names) if independent else {}
     ordered = sorted(standings.values(), key=lambda s: -(elo.ratings[s.name].elo if elo else s.total.score))
-    return Analysis(ordered, matrix, by_first, lengths, elo, skill)
+    return Analysis(ordered, matrix, by_first, lengths, elo, skill, len(results), len(independent))
 
 
 def solo_standings(tournament: Tournament) -> list[SoloStanding]:

@@ -35,7 +35,9 @@ class MatchRecord:
     ``first_player`` the seat that moved first; ``moves_per_seat[seat]`` and
     ``seconds_per_move[seat]`` how often and how long on average that seat's agent thought;
     ``moves`` the actions in order (empty when played with ``record_moves=False``);
-    ``move_seconds`` each move's thinking time (only when played with ``record_times=True``).
+    ``move_seconds`` each move's thinking time (only when played with ``record_times=True``;
+    0 for the opening's moves); ``opening`` how many of the first moves came from an opening
+    suite rather than from the agents.
     """
 
     agents: tuple[str, ...]
@@ -48,6 +50,7 @@ class MatchRecord:
     moves: tuple[Action, ...]
     truncated: bool = False
     move_seconds: tuple[float, ...] = ()
+    opening: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +64,7 @@ class MatchRecord:
             "moves": list(self.moves),
             "truncated": self.truncated,
             **({"move_seconds": list(self.move_seconds)} if self.move_seconds else {}),
+            **({"opening": self.opening} if self.opening else {}),
         }
 
     @classmethod
@@ -76,6 +80,7 @@ class MatchRecord:
             moves=tuple(int(a) for a in values.get("moves", ())),
             truncated=bool(values.get("truncated", False)),
             move_seconds=tuple(float(t) for t in values.get("move_seconds", ())),
+            opening=int(values.get("opening", 0)),
         )
 
 
@@ -130,10 +135,13 @@ def play_match(
     index: int = 0,
     record_moves: bool = True,
     record_times: bool = False,
+    opening: Sequence[Action] = (),
 ) -> MatchRecord:
     """Play one game; ``agents[seat]`` plays seat ``seat``. Spec strings are built with
     ``make_agent``. Each agent is reset with ``game_seed(seed, index, seat)`` first and told
-    the outcome through ``observe_outcome`` at the end, if it has that method.
+    the outcome through ``observe_outcome`` at the end, if it has that method. The moves of
+    ``opening`` (from an opening suite, ``boardgym.evaluate.openings``) are played first, for
+    no agent.
     """
     if len(agents) != game.num_players:
         raise BoardgymError(f"{game.name} needs {game.num_players} agent(s), got {len(agents)}: {list(agents)}")
@@ -148,6 +156,12 @@ def play_match(
     times: list[float] = []
     state = game.initial_state()
     first_player = game.current_player(state)
+    for action in opening:
+        state = game.apply(state, action)
+        moves.append(int(action))
+        times.append(0.0)
+    if game.is_terminal(state) and opening:
+        raise BoardgymError(f"the opening {list(opening)} ends the game; an opening must leave moves to play")
     clock = time.perf_counter
     while not game.is_terminal(state):
         seat = game.current_player(state)
@@ -180,6 +194,7 @@ def play_match(
         moves=tuple(moves) if record_moves else (),
         truncated=game.is_truncated(state),
         move_seconds=tuple(times) if record_times else (),
+        opening=len(opening),
     )
 
 

@@ -69,8 +69,9 @@ class TrueSkillRating:
         return self.mu - 3.0 * self.sigma
 
 
-def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+def wilson_interval(successes: float, trials: float, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of a rate ``successes / trials``; ``(0, 1)`` when there are no trials.
+    (Fractional counts are allowed: a rate observed over repeated games, sized by the distinct ones.)
 
     Unlike the normal approximation it stays inside [0, 1] and is sensible at 0 or n successes
     (a perfect player's 1000 wins out of 1000 give 0.996-1.0, not 1.0-1.0).

@@ -20,7 +20,7 @@ import numpy as np
 
 from boardgym.evaluate.analysis import Analysis, Record, SoloStanding, analyse, solo_standings
 from boardgym.evaluate.plots import PLOTS, solo_plots, tournament_plots
-from boardgym.evaluate.ratings import EloRating, wilson_interval
+from boardgym.evaluate.ratings import EloRating
 from boardgym.evaluate.tournament import Tournament
 from boardgym.runs import atomic_write_text
 
@@ -30,17 +30,17 @@ def leaderboard_markdown(tournament: Tournament, analysis: Analysis | None = Non
     if tournament.num_players == 1:
         return _solo_leaderboard(solo_standings(tournament))
     analysis = analysis or analyse(tournament)
-    header = "| # | agent | Elo | 95% CI | TrueSkill mu +- sigma | games | W | D | L | win rate (95% CI) | ms/move |"
-    lines = [header, "|---|---|---:|---|---|---:|---:|---:|---:|---|---:|"]
+    header = "| # | agent | Elo | 95% CI | TrueSkill mu +- sigma | games | distinct | W | D | L | win rate (95% CI) | ms/move |"
+    lines = [header, "|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---:|"]
     for rank, standing in enumerate(analysis.standings, 1):
         name, total = standing.name, standing.total
         elo = analysis.elo.ratings[name] if analysis.elo else None
         skill = analysis.trueskill.get(name)
-        low, high = wilson_interval(total.wins, total.games)
+        low, high = standing.win_rate_interval
         lines.append(
             f"| {rank} | {name} | {_num(elo.elo) if elo else '-'} | "
             f"{_interval(elo, analysis.elo.anchor) if elo and analysis.elo else '-'} | "
-            f"{f'{skill.mu:.1f} +- {skill.sigma:.1f}' if skill else '-'} | {total.games} | {total.wins} | "
+            f"{f'{skill.mu:.1f} +- {skill.sigma:.1f}' if skill else '-'} | {total.games} | {standing.distinct} | {total.wins} | "
             f"{total.draws} | {total.losses} | {total.win_rate:.1%} ({low:.1%} .. {high:.1%}) | "
             f"{standing.ms_per_move:.3f} |"
         )
@@ -53,7 +53,7 @@ def console_summary(tournament: Tournament, analysis: Analysis | None = None) ->
     if tournament.num_players == 1 or not tournament.games:
         return leaderboard_markdown(tournament)
     analysis = analysis or analyse(tournament)
-    parts = [leaderboard_markdown(tournament, analysis), ""]
+    parts = [leaderboard_markdown(tournament, analysis), "", _distinct_line(tournament, analysis)]
     if analysis.elo:
         h = analysis.elo.first_move_advantage
         parts.append(f"first-move advantage: {_num(h.elo)} Elo (95% CI {_num(h.low)} .. {_num(h.high)})")
@@ -89,13 +89,15 @@ def write_report(
 def _report(tournament: Tournament, analysis: Analysis) -> str:
     names = [s.name for s in analysis.standings]
     parts = [_title(tournament), "## Leaderboard", "", leaderboard_markdown(tournament, analysis), ""]
+    parts += [_distinct_line(tournament, analysis), ""]
     if analysis.elo:
         h = analysis.elo.first_move_advantage
         parts += [
-            f"Elo: Bradley-Terry maximum-likelihood fit over all games, draws as half points, "
+            f"Elo: Bradley-Terry maximum-likelihood fit over the distinct games, draws as half points, "
             f"anchored at {analysis.elo.anchor} = 0, with 95% intervals; first-move advantage "
             f"{_num(h.elo)} Elo (95% CI {_num(h.low)} .. {_num(h.high)}). TrueSkill: games rated in "
-            f"order, {analysis.elo.anchor} shifted to mu = 25. Win rates with Wilson intervals.",
+            f"order, {analysis.elo.anchor} shifted to mu = 25. Win rates over all games, with Wilson intervals "
+            f"sized by each agent's distinct games.",
             "",
         ]
     parts += ["## Results matrix", "", "Wins-draws-losses of the row agent against the column agent.", ""]
@@ -114,6 +116,20 @@ def _report(tournament: Tournament, analysis: Analysis) -> str:
     for name, title in PLOTS.items():
         parts.append(f"![{title}]({name})")
     return "\n".join(parts) + "\n"
+
+
+def _distinct_line(tournament: Tournament, analysis: Analysis) -> str:
+    """How many games differ, and where they start."""
+    openings = (
+        f"each pair of games (seats swapped) starts after the same {tournament.opening_plies} random opening "
+        f"moves of the tournament's suite"
+        if tournament.opening_plies
+        else "every game starts at the start"
+    )
+    line = f"{analysis.distinct_games} distinct games of {analysis.games} ({openings})."
+    if analysis.distinct_games < analysis.games:
+        line += " Games that repeat another move for move count once in the intervals and ratings."
+    return line
 
 
 def _seat_table(analysis: Analysis) -> str:
@@ -187,10 +203,11 @@ def _progress(tournament: Tournament) -> dict[str, Any]:
 def _summary(tournament: Tournament, analysis: Analysis) -> dict[str, Any]:
     standings = []
     for s in analysis.standings:
-        low, high = wilson_interval(s.total.wins, s.total.games)
+        low, high = s.win_rate_interval
         row: dict[str, Any] = {
             "agent": s.name,
             "games": s.total.games,
+            "distinct_games": s.distinct,
             "wins": s.total.wins,
             "draws": s.total.draws,
             "losses": s.total.losses,
@@ -207,7 +224,7 @@ def _summary(tournament: Tournament, analysis: Analysis) -> dict[str, Any]:
             row["trueskill_mu"] = analysis.trueskill[s.name].mu
             row["trueskill_sigma"] = analysis.trueskill[s.name].sigma
         standings.append(row)
-    out = {**_progress(tournament), "standings": standings}
+    out = {**_progress(tournament), "distinct_games": analysis.distinct_games, "standings": standings}
     if analysis.elo:
         h = analysis.elo.first_move_advantage
         out["elo_anchor"] = analysis.elo.anchor

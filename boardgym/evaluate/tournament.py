@@ -8,6 +8,13 @@ derived from the tournament seed and ``index`` (``match.game_seed``). Which work
 game, and when, therefore changes nothing in its moves, as long as agents keep no memory from
 one game to the next beyond what ``reset`` clears.
 
+Openings (``boardgym.evaluate.openings``): with ``opening_plies`` above 0, rounds ``2k`` and
+``2k + 1`` of every pairing start after the moves of opening ``k`` of the tournament's suite,
+so the two seatings of a pairing play the same start. ``openings="auto"`` (the default) turns
+the suite on when one of the agents plays the same moves whatever its seed (two such agents
+would otherwise replay one game); ``"on"`` and ``"off"`` decide it outright. Games that repeat
+an earlier one move for move count once in the intervals (``analysis.py``).
+
 Files (when ``out_dir`` is given): ``tournament.json`` (the settings) and ``results.jsonl``,
 one line per finished game appended as it comes, so an interrupted run keeps its games and
 ``resume=True`` plays only the missing ones. Asking for more games per pairing on resume
@@ -31,7 +38,7 @@ import signal
 import sys
 import time
 import uuid
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,12 +47,13 @@ from typing import Any
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent, parse_spec
 from boardgym.evaluate.match import DRAW, MatchRecord, play_match
+from boardgym.evaluate.openings import OPENING_MODES, default_plies, distinct_games, is_deterministic, opening_suite
 from boardgym.evaluate.ratings import GameResult
 from boardgym.evaluate.records import record_of_match
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.runs import RUNS_ROOT, atomic_write_text, check_run_name
-from boardgym.types import BoardgymError
+from boardgym.types import Action, BoardgymError
 
 SETTINGS_FILE = "tournament.json"
 RESULTS_FILE = "results.jsonl"
@@ -62,6 +70,7 @@ class Fixture:
 
     index: int
     seats: tuple[int, ...]
+    opening: tuple[Action, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,8 @@ class Tournament:
     seed: int
     gauntlet: bool = False
     num_players: int = 2
+    opening_plies: int = 0
+    """Moves of each game's opening from the suite; 0: every game starts at the start."""
     games: list[PlayedGame] = field(default_factory=list)
 
     @property
@@ -106,14 +117,47 @@ class Tournament:
             return [(0, j) for j in range(1, n)]
         return [(i, j) for i in range(n) for j in range(i + 1, n)]
 
-    def schedule(self) -> list[Fixture]:
+    def schedule(self, game: Game | None = None) -> list[Fixture]:
+        """Every game's fixture; with an opening suite, ``game`` (the rules, made from the
+        settings when not given) draws the openings."""
         pairings = self.pairings
+        suite: list[tuple[Action, ...]] = []
+        if self.opening_plies > 0 and self.num_players == 2:
+            game = game if game is not None else make_game(self.game, **self.game_params)
+            suite = opening_suite(game, self.opening_plies, (self.games_per_pair + 1) // 2, self.seed)
         fixtures = []
         for round_ in range(self.games_per_pair):
             for number, pairing in enumerate(pairings):
                 seats = pairing if round_ % 2 == 0 else pairing[::-1]
-                fixtures.append(Fixture(round_ * len(pairings) + number, seats))
+                opening = suite[round_ // 2] if suite else ()
+                fixtures.append(Fixture(round_ * len(pairings) + number, seats, opening))
         return fixtures
+
+    def game_key(self, played: PlayedGame) -> tuple[Any, ...]:
+        """What makes a game the same game: the agents' specs by seat and the moves (a game
+        played without its moves recorded is its own key)."""
+        if not played.record.moves:
+            return ("unrecorded", played.index)
+        return (tuple(self.specs[i] for i in played.seats), played.record.moves)
+
+    def distinct_games(self) -> int:
+        """How many of the games played differ from each other, agent for agent and move for move."""
+        return distinct_games(self.game_key(played) for played in self.games)
+
+    def repeats_warning(self) -> str | None:
+        """One sentence when games repeat each other, saying what to do; ``None`` otherwise."""
+        distinct = self.distinct_games()
+        if distinct == len(self.games):
+            return None
+        advice = (
+            "raise --opening-plies for a wider opening suite"
+            if self.opening_plies
+            else "turn on the opening suite (--openings on)"
+        )
+        return (
+            f"only {distinct} of the {len(self.games)} games differ from each other (the rest repeat one of them "
+            f"move for move): the intervals count the {distinct} distinct games; {advice} for more"
+        )
 
     def rating_games(self) -> list[GameResult]:
         """Two-player games as ``(first mover, second mover, first mover's points)``, by index."""
@@ -139,6 +183,7 @@ class Tournament:
             "seed": self.seed,
             "gauntlet": self.gauntlet,
             "num_players": self.num_players,
+            "opening_plies": self.opening_plies,
         }
 
 
@@ -159,6 +204,8 @@ def run_tournament(
     backend: str = "local",
     address: str | None = None,
     save_games: int = 0,
+    openings: str = "auto",
+    opening_plies: int | None = None,
 ) -> Tournament:
     """Play the tournament and return it with every game (sorted by index). See the module doc
     for the schedule and the files; ``out_dir=None`` writes nothing.
@@ -170,7 +217,11 @@ def run_tournament(
 
     ``backend`` (``BACKENDS``): ``local`` plays in ``workers`` processes here; ``ray`` plays Ray
     tasks on the cluster at ``address`` (``boardgym.cluster``), or on a Ray started here with
-    ``workers`` CPUs when there is no address."""
+    ``workers`` CPUs when there is no address.
+
+    ``openings`` (``auto``, ``on``, ``off``) and ``opening_plies`` (default: the game's
+    ``openings.default_plies``): the opening suite, see the module doc. On ``resume`` the
+    suite of the run being resumed is kept."""
     if backend not in BACKENDS:
         raise BoardgymError(f"unknown backend {backend!r}; known backends: {', '.join(BACKENDS)}")
     if address is not None and backend != "ray":
@@ -188,13 +239,20 @@ def run_tournament(
         raise BoardgymError(f"workers={workers} must be at least 1")
     if save_games < 0:
         raise BoardgymError(f"save_games={save_games} must be 0 or more (the first N games are saved)")
+    if openings not in OPENING_MODES:
+        raise BoardgymError(f"openings={openings!r} is not one of {', '.join(OPENING_MODES)}; e.g. --openings auto")
+    if opening_plies is not None and opening_plies < 0:
+        raise BoardgymError(f"opening plies {opening_plies} must be 0 or more, e.g. --opening-plies 4")
     labels = tuple(s if isinstance(s, str) else str(getattr(s, "spec", type(s).__name__)) for s in specs)
     for spec in specs:  # fail here, with the bad spec named, rather than in a worker
         if isinstance(spec, str):
             if parse_spec(spec)[0] == "human":
                 raise BoardgymError("the human agent cannot sit in a tournament; play it with `boardgym play`")
             make_agent(spec, game, seed=seed)
-    tournament = Tournament(game_name, game_params, labels, games_per_pair, seed, gauntlet, game.num_players)
+    plies = _opening_plies(game, specs, seed, openings, opening_plies, out_dir if resume else None)
+    tournament = Tournament(
+        game_name, game_params, labels, games_per_pair, seed, gauntlet, game.num_players, opening_plies=plies
+    )
 
     results_path = None
     if out_dir is not None:
@@ -205,7 +263,7 @@ def run_tournament(
         atomic_write_text(out_dir / SETTINGS_FILE, json.dumps(tournament.settings(), indent=2) + "\n")
 
     done = {played.index for played in tournament.games}
-    todo = [fixture for fixture in tournament.schedule() if fixture.index not in done]
+    todo = [fixture for fixture in tournament.schedule(game) if fixture.index not in done]
     bar = _progress_bar(len(done) + len(todo), len(done), game_name, progress)
     results = open(results_path, "a") if results_path is not None else None
     plays = _play_fixtures(
@@ -247,6 +305,7 @@ def load_tournament(out_dir: Path | str) -> Tournament:
         int(settings["seed"]),
         bool(settings["gauntlet"]),
         int(settings["num_players"]),
+        opening_plies=int(settings.get("opening_plies", 0)),
     )
     tournament.games, _ = _read_results(out_dir / RESULTS_FILE)
     in_schedule = {fixture.index for fixture in tournament.schedule()}
@@ -285,6 +344,40 @@ def agent_labels(specs: Sequence[str]) -> tuple[str, ...]:
     return tuple(labels)
 
 
+def _opening_plies(
+    game: Game,
+    specs: Sequence[str | Agent],
+    seed: int,
+    openings: str,
+    plies: int | None,
+    resumed: Path | str | None,
+) -> int:
+    """The opening suite's plies (0: none) for these settings; see ``run_tournament``."""
+    if game.num_players != 2 or openings == "off":
+        return 0
+    if resumed is not None and openings == "auto" and plies is None:
+        settings_path = Path(resumed) / SETTINGS_FILE
+        if settings_path.is_file():  # keep the suite of the games already played
+            return int(json.loads(settings_path.read_text()).get("opening_plies", 0))
+    if openings == "auto" and not any(is_deterministic(_agent_for_seed(spec, game), game, seed) for spec in specs):
+        return 0
+    return default_plies(game) if plies is None else plies
+
+
+def _agent_for_seed(spec: str | Agent, game: Game) -> Callable[[int], Agent]:
+    """A spec made afresh with each seed; an agent object reset with it."""
+    if isinstance(spec, str):
+        return lambda seed: make_agent(spec, game, seed=seed)
+
+    def reset(seed: int) -> Agent:
+        reset_ = getattr(spec, "reset", None)  # agent objects without one keep no state
+        if reset_ is not None:
+            reset_(seed=seed)
+        return spec
+
+    return reset
+
+
 # -- resuming -------------------------------------------------------------------------------
 def _previous_games(out_dir: Path, tournament: Tournament, resume: bool) -> list[PlayedGame]:
     results_path = out_dir / RESULTS_FILE
@@ -299,6 +392,7 @@ def _previous_games(out_dir: Path, tournament: Tournament, resume: bool) -> list
     if settings_path.is_file():
         before = json.loads(settings_path.read_text())
         now = tournament.settings()
+        before.setdefault("opening_plies", 0)  # runs from before opening suites
         changed = [key for key in now if key != "games_per_pair" and before.get(key) != now[key]]
         if changed:
             detail = ", ".join(f"{key} was {before.get(key)!r}, now {now[key]!r}" for key in changed)
@@ -369,7 +463,13 @@ class _Table:
         players = [self._agent(i) for i in fixture.seats]
         timed = record_moves and fixture.index < self.save_games
         record = play_match(
-            self.game, players, self.seed, index=fixture.index, record_moves=record_moves, record_times=timed
+            self.game,
+            players,
+            self.seed,
+            index=fixture.index,
+            record_moves=record_moves,
+            record_times=timed,
+            opening=fixture.opening,
         )
         return PlayedGame(fixture.index, fixture.seats, record)
 

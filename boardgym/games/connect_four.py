@@ -23,6 +23,7 @@ two players' boards, ``state_from_stones`` builds a state from them.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 
@@ -41,9 +42,9 @@ _TOPS = sum(_TOP)
 _SENTINELS = _TOPS << 1  # set only by a disc dropped into a full column
 # Legal columns for every pattern of full columns (keyed by the occupied top-row bits).
 _OPEN_COLUMNS = {
-    sum(_TOP[c] for c in range(COLUMNS) if full >> c & 1): tuple(c for c in range(COLUMNS) if not full >> c & 1)
+    sum(_TOP[c] for c in range(COLUMNS) if full >> c & 1): [c for c in range(COLUMNS) if not full >> c & 1]
     for full in range(1 << COLUMNS)
-}
+}  # lists, copied for the caller: a list's copy costs less than a list made from a tuple
 # (row from the top, column) -> bit index, for building observation planes.
 _PLANE_BITS = np.array([[HEIGHT * c + (ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)])
 _BOARD_BITS = HEIGHT * COLUMNS
@@ -70,6 +71,40 @@ def _lines_of_four() -> tuple[int, ...]:
 
 LINES = _lines_of_four()
 """The 69 lines of four cells (bitboards) in which a player can win."""
+
+
+def _win_checks() -> dict[int, tuple[Any, ...]]:
+    """For each cell (its bit), the four lines through it (vertical, horizontal, two
+    diagonals): the mask of the at most seven cells of the line within three of it, and every
+    pattern of a player's discs on that mask (the cell included) that holds four in a row.
+    A disc just dropped wins when one of its four patterns is among the winning ones; no line
+    away from the new disc can hold four, or the game would be over already. Flat: mask,
+    patterns, mask, patterns, ..."""
+    checks = {}
+    for column in range(COLUMNS):
+        for row in range(ROWS):
+            cell = 1 << (HEIGHT * column + row)
+            lines = []
+            for dc, dr in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                run = [
+                    1 << (HEIGHT * (column + i * dc) + row + i * dr)
+                    for i in range(-3, 4)
+                    if 0 <= column + i * dc < COLUMNS and 0 <= row + i * dr < ROWS
+                ]
+                mask = sum(run)
+                fours = [sum(run[i : i + 4]) for i in range(len(run) - 3) if cell & sum(run[i : i + 4])]
+                others = [bit for bit in run if bit != cell]
+                winning = set()
+                for subset in range(1 << len(others)):
+                    pattern = cell | sum(bit for i, bit in enumerate(others) if subset >> i & 1)
+                    if any(pattern & four == four for four in fours):
+                        winning.add(pattern)
+                lines += [mask, frozenset(winning)]
+            checks[cell] = tuple(lines)
+    return checks
+
+
+_WIN_CHECKS = _win_checks()
 
 ONGOING, DRAW = -1, 2
 
@@ -104,7 +139,7 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
     def legal_actions(self, state: ConnectFourState) -> list[Action]:
         if state[3] != ONGOING:
             return []
-        return list(_OPEN_COLUMNS[state[1] & _TOPS])
+        return _OPEN_COLUMNS[state[1] & _TOPS].copy()
 
     def apply(self, state: ConnectFourState, action: Action) -> ConnectFourState:
         if type(action) is not int:
@@ -121,17 +156,13 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         if after & _SENTINELS:
             self.raise_illegal(state, action)  # raises: the column is full
         opponent = mover ^ occupied  # the next player to move
-        # Four in a line: pair up neighbours by one shift, then pairs of pairs by two, in each
-        # direction (vertical, horizontal, and the two diagonals). No line is possible before
-        # the mover has four discs, i.e. seven on the board.
+        # Four in a line through the new disc (``_win_checks``): the mover's discs on each of
+        # its four lines, looked up among the winning patterns. No line is possible before the
+        # mover has four discs, i.e. seven on the board.
         if occupied.bit_count() >= 6:
             mine = after ^ opponent
-            if (
-                (pairs := mine & mine >> _V) & pairs >> _V2
-                or (pairs := mine & mine >> _H) & pairs >> _H2
-                or (pairs := mine & mine >> _D1) & pairs >> _D1X2
-                or (pairs := mine & mine >> _D2) & pairs >> _D2X2
-            ):
+            m1, w1, m2, w2, m3, w3, m4, w4 = _WIN_CHECKS[after ^ occupied]
+            if (mine & m1) in w1 or (mine & m2) in w2 or (mine & m3) in w3 or (mine & m4) in w4:
                 outcome = player
             elif after == _FULL:
                 outcome = DRAW

@@ -81,9 +81,7 @@ class Nim(Game[NimState]):
         # Memo tables indexed by key: the legal actions of each position, and the state after
         # each action (None where illegal). Filled as positions are met; skipped for very large games.
         positions = 2 * math.prod(h + 1 for h in self.heaps)
-        self._legal: list[tuple[int, ...] | None] | _Forgetful = (
-            [None] * positions if positions <= 400_000 else _Forgetful()
-        )
+        self._legal: list[list[int] | None] | _Forgetful = [None] * positions if positions <= 400_000 else _Forgetful()
         self._children: list[tuple[NimState | None, ...] | None] | _Forgetful = (
             [None] * positions if positions <= 400_000 else _Forgetful()
         )
@@ -111,9 +109,9 @@ class Nim(Game[NimState]):
         legal = self._legal[state[2]]
         if legal is None:
             T = self.max_take
-            legal = tuple(h * T + t for h, n in enumerate(state.heaps) for t in range(min(n, T)))
+            legal = [h * T + t for h, n in enumerate(state.heaps) for t in range(min(n, T))]
             self._legal[state[2]] = legal
-        return list(legal)
+        return legal.copy()
 
     def apply(self, state: NimState, action: Action) -> NimState:
         if type(action) is not int:

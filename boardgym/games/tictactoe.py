@@ -60,10 +60,11 @@ class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries
     observation_shape = (2, 3, 3)
 
     def __init__(self) -> None:
-        # By key, the state after each action (None where illegal) and the legal actions,
-        # filled as positions are met: the whole game has only 5,478 positions.
-        self._children: dict[int, tuple[TicTacToeState | None, ...]] = {}
-        self._legal: dict[int, tuple[Action, ...]] = {}
+        # Indexed by key (lists, not dicts: an index costs less than a hash lookup), the state
+        # after each action (None where illegal) and the legal actions, filled as positions
+        # are met: the whole game has only 5,478 positions.
+        self._children: list[tuple[TicTacToeState | None, ...] | None] = [None] * (1 << 18)
+        self._legal: list[list[Action] | None] = [None] * (1 << 18)
         self._initial = TicTacToeState((0, 0), 0, ONGOING, 0)
         # The 8 symmetries of the square as cell maps; an action is a cell, so they map actions too.
         self._symmetries = [cell_targets(3, symmetry) for symmetry in square_symmetries(3)]
@@ -89,19 +90,17 @@ class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries
         return state.player
 
     def legal_actions(self, state: TicTacToeState) -> list[Action]:
-        try:
-            return list(self._legal[state[3]])
-        except KeyError:
+        legal = self._legal[state[3]]
+        if legal is None:
             (x, o), _, outcome, key = state
-            legal = self._legal[key] = () if outcome != ONGOING else _FREE_CELLS[x | o]
-            return list(legal)
+            legal = self._legal[key] = [] if outcome != ONGOING else list(_FREE_CELLS[x | o])
+        return legal.copy()
 
     def apply(self, state: TicTacToeState, action: Action) -> TicTacToeState:
         if type(action) is not int:
             action = as_action(action)
-        try:
-            children = self._children[state[3]]
-        except KeyError:
+        children = self._children[state[3]]
+        if children is None:
             children = self._children[state[3]] = tuple(self._child(state, a) for a in range(9))
         if not 0 <= action < 9 or (child := children[action]) is None:
             self.raise_illegal(state, action)

@@ -17,7 +17,8 @@ overwritten; ``--resume`` continues it): ``config.json``, TensorBoard events, ``
 stamped with the iteration that ``checkpoint.pt`` names, and checked on resume) and, at the
 end, ``final.pt`` (what ``alphazero:checkpoint=PATH`` loads; ``checkpoint.pt`` loads too).
 ``--device auto`` uses CUDA when available, with float16 autocast there; ``--workers N`` plays
-self-play in N processes; ``--backend ray --actors N [--address ADDR]`` plays it in N Ray
+self-play in N processes (default ``auto``: one per CPU core this process may use, at most 8;
+``config.json`` records the number as ``workers_used``); ``--backend ray --actors N [--address ADDR]`` plays it in N Ray
 actors, here or across a cluster (``boardgym.agents.alphazero.ray_selfplay``; the same loop,
 files, tags and ``--resume``; docs/cluster.md); ``--max-minutes`` bounds the wall time.
 """
@@ -78,7 +79,9 @@ class Config(RunConfig):
     device: str = option("auto", "auto (CUDA when available), cpu or cuda")
     amp: bool = option(True, "float16 autocast for network calls and training (CUDA only)")
     threads: int = option(1, "torch CPU threads (self-play is Python-bound; 1 is best on small machines)")
-    workers: int = option(1, "self-play processes (1: self-play in this process; one per spare CPU core pays)")
+    workers: str | int = option(
+        "auto", "self-play processes: auto (one per CPU core, at most 8) or N (1: self-play in this process)"
+    )
     backend: str = option(
         "local", "where self-play runs: local (this process, or --workers processes) or ray (--actors Ray actors)"
     )
@@ -121,6 +124,7 @@ class Config(RunConfig):
 def train(config: Config) -> Path:
     """Run the training described by ``config``; returns the final checkpoint's path."""
     _check(config)
+    workers = resolve_workers(config.workers)
     device = resolve_device(config.device)
     amp = config.amp and device.type == "cuda"
     run = TrainingRun(
@@ -130,7 +134,7 @@ def train(config: Config) -> Path:
         total=config.iterations,
         unit="it",
         resume_keys=RESUME_KEYS,
-        notes={"device": str(device)},
+        notes={"device": str(device), "workers_used": workers},
     )
     game = run.game
     if game.num_players != 2:
@@ -165,7 +169,7 @@ def train(config: Config) -> Path:
         )
         last_scores: dict[str, str] = {}  # the latest measurement, shown on the progress bar
         evaluator = NetworkEvaluator(network, device=device, amp=amp)
-        pool = _selfplay_pool(config, game, device, amp)
+        pool = _selfplay_pool(config, workers, game, device, amp)
         if pool is not None:
             run.on_close(pool.close)
         start = run.step
@@ -320,7 +324,25 @@ def _measure(
     return results
 
 
-def _selfplay_pool(config: Config, game: Game, device: torch.device, amp: bool) -> SelfPlaySource | None:
+def resolve_workers(value: str | int) -> int:
+    """``--workers``: ``auto`` is one process per CPU core this process may run on (at most
+    8; self-play is Python-bound, so each core plays its share of the games), else a count."""
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            cores = os.cpu_count() or 1
+        return max(1, min(cores, 8))
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1 or str(count) != str(value).strip():
+        raise BoardgymError(f"--workers {value!r} must be auto or a whole number of processes, at least 1")
+    return count
+
+
+def _selfplay_pool(config: Config, workers: int, game: Game, device: torch.device, amp: bool) -> SelfPlaySource | None:
     """Where self-play runs besides this process: Ray actors (``--backend ray``), worker
     processes (``--workers`` > 1), or None: in this process."""
     if config.backend == "ray":
@@ -334,8 +356,8 @@ def _selfplay_pool(config: Config, game: Game, device: torch.device, amp: bool) 
             address=config.address,
             num_cpus=max(config.actors, os.cpu_count() or 1),
         )
-    if config.workers > 1:
-        return SelfPlayPool(config.workers, game, str(device), amp)
+    if workers > 1:
+        return SelfPlayPool(workers, game, str(device), amp)
     return None
 
 
@@ -412,7 +434,6 @@ def _restore(
 def _check(config: Config) -> None:
     positive = (
         "iterations",
-        "workers",
         "games_per_iteration",
         "parallel_games",
         "simulations",
@@ -422,6 +443,7 @@ def _check(config: Config) -> None:
         "eval_simulations",
     )
     check_at_least(config, positive)
+    resolve_workers(config.workers)
     if config.train_steps < 0 or config.eval_every < 0:
         raise BoardgymError("--train-steps and --eval-every must be 0 or more")
     _check_backend(config)

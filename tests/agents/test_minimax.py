@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from boardgym import BoardgymError, make_agent, make_game
@@ -136,3 +137,49 @@ def test_last_info_holds_depth_nodes_and_score() -> None:
     agent = make_agent("minimax:depth=3", game, seed=0)
     agent.act(game, game.initial_state())
     assert agent.last_info["depth"] == 3 and agent.last_info["nodes"] > 0 and "score" in agent.last_info
+
+
+class ConstantScore:
+    """A horizon evaluation that is never a game value: 7 for whoever is on move."""
+
+    def evaluate(self, state: object, player: int) -> float:
+        return 7.0
+
+
+def test_table_entries_from_the_heuristic_never_make_a_value_exact() -> None:
+    """The table remembers whether a value rested on the evaluation: a later, deeper search
+    that finds it must not report its result as exact (the children here were stored by a
+    depth-1 search, so the exact search's second iteration met only table hits)."""
+    game = make_game("tictactoe")
+    state = replay(game, "b2 a1 c1 a3 a2")  # four empty cells, nobody has won
+    search = AlphaBeta(game, ConstantScore())
+    for action in game.legal_actions(state):
+        child = game.apply(state, action)
+        if not game.is_terminal(child):
+            search.value(child, depth=1)
+    result = search.search(state)
+    truth = AlphaBeta(game, ConstantScore()).search(state)
+    assert truth.exact and abs(truth.value) != 7.0
+    assert result.exact and result.value == truth.value
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_results_agree_with_a_fresh_search_after_depth_limited_ones(seed: int) -> None:
+    """One engine kept across positions (as an agent keeps it over a game): after depth-limited
+    searches fill its table, every result it calls exact is the game's value. Quixo positions
+    recur at other plies, which is how approximate entries meet a later exact search."""
+    game = make_game("quixo", size=3, max_moves=12)
+    rng = np.random.default_rng(seed)
+    search = AlphaBeta(game, ConstantScore(), depth=2)
+    state = game.initial_state()
+    while not game.is_terminal(state):
+        search.depth = 2
+        search.search(state)
+        search.depth = None
+        result = search.search(state)
+        truth = AlphaBeta(game, ConstantScore()).search(state)
+        assert result.exact == truth.exact
+        if result.exact:
+            assert result.value == truth.value
+        moves = game.legal_actions(state)
+        state = game.apply(state, moves[int(rng.integers(len(moves)))])

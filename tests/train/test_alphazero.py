@@ -45,6 +45,7 @@ TINY = dict(
     eval_simulations=2,
     eval_opponents="random;mcts:simulations=4",
     device="cpu",
+    workers=1,
 )
 
 
@@ -197,3 +198,23 @@ def test_an_existing_run_is_not_overwritten_and_root_is_honoured(in_tmp: Path) -
     assert path == in_tmp / "elsewhere/tictactoe/alphazero/kept/final.pt"
     with pytest.raises(BoardgymError, match="already holds a run; pass --resume"):
         train(config)
+
+
+def test_workers_default_to_every_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    from boardgym.train.alphazero import resolve_workers
+
+    assert Config().workers == "auto"
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert resolve_workers("auto") == 2
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert resolve_workers("auto") == 8
+    assert resolve_workers("3") == 3 and resolve_workers(1) == 1
+    for bad in ("0", "two", "1.5", -1):
+        with pytest.raises(BoardgymError, match="must be auto or a whole number"):
+            resolve_workers(bad)
+
+
+def test_config_json_records_the_workers_used(in_tmp: Path) -> None:
+    path = train(tiny_config(in_tmp, run_name="auto", workers="auto", games_per_iteration=2, eval_every=0))
+    written = json.loads((path.parent / "config.json").read_text())
+    assert written["workers"] == "auto" and written["workers_used"] >= 1
