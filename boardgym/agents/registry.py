@@ -45,6 +45,9 @@ AGENTS: dict[str, Entry] = {
     "astar": Entry("boardgym.agents.astar:AStarAgent", "A*, optimal on 1-player puzzles (max_nodes=, time_limit=)"),
     "ucs": Entry("boardgym.agents.astar:UCSAgent", "uniform-cost search on 1-player puzzles (max_nodes=, time_limit=)"),
     "greedy": Entry("boardgym.agents.greedy_cover:GreedyCoverAgent", "set cover: most new elements (random_ties=)"),
+    "solver": Entry(
+        "boardgym.agents.solver:SolverAgent", "Connect Four's exact solver within a budget (time= seconds a move)"
+    ),
 }
 
 _SIMPLE = (int, float, bool, str, Path)

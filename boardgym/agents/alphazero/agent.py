@@ -1,6 +1,8 @@
 """The AlphaZero player: PUCT search guided by a trained network.
 
-``make_agent("alphazero:checkpoint=runs/tictactoe/alphazero/s0-.../checkpoint.pt,simulations=200", game)``.
+``make_agent("alphazero:checkpoint=runs/tictactoe/alphazero/s0-.../checkpoint.pt,simulations=200", game)``,
+or ``make_agent("alphazero:pretrained=true", game)`` for the network shipped with the package
+(``boardgym.agents.alphazero.pretrained``).
 The search is ``boardgym.agents.mcts.MCTS`` with ``c_puct`` set and a ``NetworkEvaluator``:
 the same class that plays with random rollouts. ``simulations=0`` plays the network's policy
 alone (the legal move of highest prior).
@@ -17,6 +19,7 @@ import torch
 
 from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.agents.alphazero.pretrained import pretrained_file, to_float32
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.mcts import MCTS
 from boardgym.game import Game
@@ -30,7 +33,9 @@ NETWORK_KEYS = ("architecture", "state_dict")
 class AlphaZeroAgent(BaseAgent):
     """Plays the most visited move of a PUCT search over the network's priors and values.
 
-    Parameters: ``checkpoint`` (a file written by ``boardgym train alphazero``),
+    Parameters: ``checkpoint`` (a file written by ``boardgym train alphazero``) or
+    ``pretrained`` (true: the network shipped for this game, tictactoe, connect_four, quixo 5x5
+    or hex 7x7),
     ``simulations`` per move (0: the network's policy alone), ``c_puct`` (exploration),
     ``batch`` (leaves per network call, virtual loss between them), ``temperature`` (0: most
     visited move; 1: draw in proportion to visits), ``temperature_moves`` (apply the
@@ -45,6 +50,7 @@ class AlphaZeroAgent(BaseAgent):
         *,
         seed: int | None = None,
         checkpoint: Path | None = None,
+        pretrained: bool = False,
         simulations: int = 200,
         c_puct: float = 1.5,
         batch: int = 1,
@@ -64,7 +70,11 @@ class AlphaZeroAgent(BaseAgent):
             raise BoardgymError(f"alphazero temperature={temperature} must be a finite number, 0 or more")
         if temperature_moves < 0:
             raise BoardgymError(f"alphazero temperature_moves={temperature_moves} must be 0 or more")
-        if network is None:
+        if pretrained and (checkpoint is not None or network is not None):
+            raise BoardgymError("alphazero takes either pretrained=true or checkpoint=PATH, not both; drop one of them")
+        if pretrained:
+            network = load_network(pretrained_file(game), game, device=resolve_device(device))
+        elif network is None:
             network = load_network(checkpoint, game, device=resolve_device(device))
         self.network = network
         self.simulations = simulations
@@ -137,5 +147,5 @@ def load_network(path: Path | str | None, game: Game, device: str | torch.device
 def network_from_payload(payload: dict[str, Any], device: str | torch.device = "cpu") -> AlphaZeroNet:
     """The network of a payload that ``load_checkpoint`` has checked."""
     network = AlphaZeroNet.from_architecture(payload["architecture"])
-    network.load_state_dict(payload["state_dict"])
+    network.load_state_dict(to_float32(payload["state_dict"]))  # shipped files hold float16
     return network.to(device).eval()

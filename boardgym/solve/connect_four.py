@@ -1,0 +1,337 @@
+"""An exact Connect Four solver: negamax with alpha-beta over Pons's bitboards.
+
+Pascal Pons's published method ("Solving Connect 4: how to build a perfect AI") in pure
+Python over ints, with the board layout of ``boardgym.games.connect_four`` (bit
+``7 * column + row``, one sentinel bit atop each column), which is his layout:
+
+- **Scores** from the side to move: 0 a draw; a win scores 22 minus the number of stones the
+  winner has placed when the game ends under best play (``(43 - plies at the end + 1) // 2``),
+  a loss the mirror. So a win on the 7th stone of one's own scores 15.
+- **Negamax with alpha-beta**; the score's bounds narrow the window before any search (no
+  position can score more than the stones its mover has left to place).
+- **Null-window search over score bounds**: ``solve`` asks "is the score above ``m``?" with
+  the window ``(m, m + 1)`` and halves the interval of possible scores each time (with Pons's
+  bias toward 0 first), a binary search made of very cheap, strongly cut searches.
+- **Transposition table** keyed by the position key ``mover + occupied`` (unique per position),
+  holding a lower or an upper bound in one int; kept between calls, capped in size.
+- **Anticipating losing moves**: a node only considers moves that do not let the opponent win
+  at once (a forced block if the opponent threatens, no move right under an opponent's
+  threat); no such move means a loss in two plies, scored without search.
+- **Move ordering** by the number of winning threats the move creates, centre columns first
+  among equals.
+
+The search is interruptible: ``Solver.solve(..., deadline=)`` raises ``SolveTimeout`` once
+``time.perf_counter()`` passes the deadline, carrying the bounds proved so far; the table
+keeps what it learned, so the next call resumes cheaply. ``weak=True`` answers only win, draw
+or loss (the window ``(-1, 1)``), much faster in the opening.
+
+``state_from_moves("4453")`` reads the published move strings (columns 1-7);
+``score(state)``, ``move_scores(state)`` and ``best_moves(state)`` use a shared solver.
+"""
+
+from __future__ import annotations
+
+import time
+
+from boardgym.games.connect_four import COLUMNS, ONGOING, ROWS, ConnectFour, ConnectFourState
+from boardgym.types import Action, BoardgymError, IllegalActionError
+
+WIDTH, HEIGHT = COLUMNS, ROWS
+CELLS = WIDTH * HEIGHT
+MIN_SCORE = -(CELLS // 2) + 3  # -18: the earliest possible loss
+MAX_SCORE = (CELLS + 1) // 2 - 3  # 18: the earliest possible win
+_STRIDE = HEIGHT + 1
+_BOTTOM = sum(1 << (_STRIDE * c) for c in range(WIDTH))
+_BOARD = _BOTTOM * ((1 << HEIGHT) - 1)
+_COLUMN_MASKS = tuple(((1 << HEIGHT) - 1) << (_STRIDE * c) for c in range(WIDTH))
+_ORDER = (3, 2, 4, 1, 5, 0, 6)  # centre columns first
+_ORDERED_MASKS = tuple(_COLUMN_MASKS[c] for c in _ORDER)
+# Transposition table values: a lower bound ``lb`` is stored as ``lb + _LOWER`` (> _SPLIT), an
+# upper bound ``ub`` as ``ub - MIN_SCORE + 1`` (1.._SPLIT); never 0.
+_SPLIT = MAX_SCORE - MIN_SCORE + 1
+_LOWER = MAX_SCORE - 2 * MIN_SCORE + 2
+_TABLE_LIMIT = 4_000_000  # entries before the table is cleared (about 500 MB at the cap)
+_CHECK_EVERY = 4095  # nodes between two looks at the clock (a mask: check when count & it == 0)
+
+
+class SolveTimeout(Exception):
+    """The deadline passed mid-search; ``low``/``high`` bound the score proved so far."""
+
+    def __init__(self, low: int, high: int) -> None:
+        super().__init__(f"score in [{low}, {high}]")
+        self.low = low
+        self.high = high
+
+
+def winning_cells(position: int, mask: int) -> int:
+    """The empty cells where ``position``'s player would complete four in a line."""
+    # vertical: three stones below
+    r = (position << 1) & (position << 2) & (position << 3)
+    # horizontal (7), and the two diagonals (6, 8): the cell with 3 stones on one side,
+    # or 2 on one side and 1 on the other
+    p = (position << 7) & (position << 14)
+    r |= p & (position << 21)
+    r |= p & (position >> 7)
+    p = (position >> 7) & (position >> 14)
+    r |= p & (position << 7)
+    r |= p & (position >> 21)
+    p = (position << 6) & (position << 12)
+    r |= p & (position << 18)
+    r |= p & (position >> 6)
+    p = (position >> 6) & (position >> 12)
+    r |= p & (position << 6)
+    r |= p & (position >> 18)
+    p = (position << 8) & (position << 16)
+    r |= p & (position << 24)
+    r |= p & (position >> 8)
+    p = (position >> 8) & (position >> 16)
+    r |= p & (position << 8)
+    r |= p & (position >> 24)
+    return r & (_BOARD ^ mask)
+
+
+def _column_of(move_bit: int) -> int:
+    return (move_bit.bit_length() - 1) // _STRIDE
+
+
+class Solver:
+    """Pons's solver with a transposition table kept across calls.
+
+    ``nodes`` counts the positions searched since the solver was made.
+    """
+
+    def __init__(self, table_limit: int = _TABLE_LIMIT) -> None:
+        self.table: dict[int, int] = {}
+        self.table_limit = table_limit
+        self.nodes = 0
+        self._deadline: float | None = None
+
+    def clear(self) -> None:
+        self.table.clear()
+
+    # -- the search ---------------------------------------------------------------------
+    def _negamax(self, current: int, mask: int, moves: int, alpha: int, beta: int) -> int:
+        """Score of the position (``current``: mover's stones, ``mask``: all stones, ``moves``:
+        their count) within ``(alpha, beta)``: exact inside it, else a bound on the side of the
+        window it fell. The mover cannot win at once (the caller checked)."""
+        self.nodes = nodes = self.nodes + 1
+        if not nodes & _CHECK_EVERY and self._deadline is not None and time.perf_counter() > self._deadline:
+            raise _Interrupt
+        opponent = current ^ mask
+        possible = (mask + _BOTTOM) & _BOARD
+        threats = winning_cells(opponent, mask)
+        forced = possible & threats
+        if forced:
+            if forced & (forced - 1):  # two threats to block: lost in two plies
+                return -((CELLS - moves) // 2)
+            possible = forced
+        candidates = possible & ~(threats >> 1)
+        if not candidates:
+            return -((CELLS - moves) // 2)
+        if moves >= CELLS - 2:
+            return 0
+        low = -((CELLS - 2 - moves) // 2)  # lowest possible score: lose after the opponent's next move
+        if alpha < low:
+            alpha = low
+            if alpha >= beta:
+                return alpha
+        high = (CELLS - 1 - moves) // 2  # highest possible: win with the next stone but one
+        if beta > high:
+            beta = high
+            if alpha >= beta:
+                return beta
+        key = current + mask
+        table = self.table
+        value = table.get(key)
+        if value is not None:
+            if value > _SPLIT:
+                low = value - _LOWER
+                if alpha < low:
+                    alpha = low
+                    if alpha >= beta:
+                        return alpha
+            else:
+                high = value + MIN_SCORE - 1
+                if beta > high:
+                    beta = high
+                    if alpha >= beta:
+                        return beta
+        # Order the candidate moves by the threats they create (centre first among equals).
+        if candidates & (candidates - 1):
+            scored = []
+            for column_mask in _ORDERED_MASKS:
+                move = candidates & column_mask
+                if move:
+                    scored.append((winning_cells(current | move, mask).bit_count(), move))
+            if len(scored) > 1:
+                scored.sort(key=_first, reverse=True)
+            ordered = [move for _, move in scored]
+        else:
+            ordered = [candidates]
+        child_mask_base = mask
+        next_moves = moves + 1
+        negamax = self._negamax
+        for move in ordered:
+            # The child's mover is the opponent; its stones are ``current ^ mask`` of the child.
+            child_mask = child_mask_base | move
+            score = -negamax(opponent, child_mask, next_moves, -beta, -alpha)
+            if score >= beta:
+                if len(table) >= self.table_limit:
+                    table.clear()
+                table[key] = score + _LOWER
+                return score
+            if score > alpha:
+                alpha = score
+        if len(table) >= self.table_limit:
+            table.clear()
+        table[key] = alpha - MIN_SCORE + 1
+        return alpha
+
+    def solve(self, state: ConnectFourState, *, weak: bool = False, deadline: float | None = None) -> int:
+        """The exact score of ``state`` for the player to move (Pons's convention).
+
+        ``weak``: only the sign (1 win, 0 draw, -1 loss). ``deadline`` (a
+        ``time.perf_counter()`` value): raise ``SolveTimeout`` with the bounds proved so far
+        once it passes."""
+        current, mask, _, outcome = state
+        if outcome != ONGOING:
+            raise BoardgymError("the game is over: the solver scores positions with a move to play")
+        moves = mask.bit_count()
+        possible = (mask + _BOTTOM) & _BOARD
+        if winning_cells(current, mask) & possible:
+            score = (CELLS + 1 - moves) // 2
+            return 1 if weak else score
+        low = -((CELLS - moves) // 2)
+        high = (CELLS + 1 - moves) // 2
+        if weak:
+            low, high = max(low, -1), min(high, 1)
+        self._deadline = deadline
+        try:
+            while low < high:
+                middle = low + (high - low) // 2
+                # Try near 0 first (most positions are close games); halves round toward 0.
+                if middle <= 0 and -(-low // 2) < middle:
+                    middle = -(-low // 2)
+                elif middle >= 0 and high // 2 > middle:
+                    middle = high // 2
+                result = self._negamax(current, mask, moves, middle, middle + 1)
+                if result <= middle:
+                    high = result
+                else:
+                    low = result
+        except _Interrupt:
+            raise SolveTimeout(low, high) from None
+        finally:
+            self._deadline = None
+        if weak:  # a bound outside the window stands for its sign
+            return (low > 0) - (low < 0)
+        return low
+
+    def bound(self, state: ConnectFourState, threshold: int, *, deadline: float | None = None) -> int:
+        """One null-window search: is the score of ``state`` above ``threshold``? The result
+        ``r`` is an upper bound on the score if ``r <= threshold``, a lower bound otherwise.
+        ``state``'s mover must not have a winning move (``solve`` checks; this does not).
+        Raises ``SolveTimeout`` (with ``low > high``: nothing proved) once ``deadline`` passes."""
+        current, mask, _, _ = state
+        self._deadline = deadline
+        try:
+            return self._negamax(current, mask, mask.bit_count(), threshold, threshold + 1)
+        except _Interrupt:
+            raise SolveTimeout(1, 0) from None
+        finally:
+            self._deadline = None
+
+    def move_scores(self, state: ConnectFourState, *, weak: bool = False) -> dict[Action, int]:
+        """The exact score of each legal move for the player to move (the score of the
+        position after it, negated; an immediate win scores as in ``solve``)."""
+        current, mask, player, outcome = state
+        if outcome != ONGOING:
+            raise BoardgymError("the game is over: the solver scores positions with a move to play")
+        moves = mask.bit_count()
+        scores: dict[Action, int] = {}
+        for column in range(WIDTH):
+            move = (mask + (1 << (_STRIDE * column))) & _COLUMN_MASKS[column]
+            if not move:
+                continue
+            if winning_cells(current, mask) & move:
+                scores[column] = 1 if weak else (CELLS + 1 - moves) // 2
+                continue
+            child_mask = mask | move
+            if child_mask == _BOARD:
+                scores[column] = 0
+                continue
+            child = (current ^ mask, child_mask, 1 - player, ONGOING)
+            scores[column] = -self.solve(child, weak=weak)
+        return scores
+
+
+class _Interrupt(Exception):
+    """Raised inside the search when the deadline passes."""
+
+
+def _first(pair: tuple[int, int]) -> int:
+    return pair[0]
+
+
+_RULES = ConnectFour()
+_SHARED: Solver | None = None
+
+
+def shared_solver() -> Solver:
+    """One solver (and its table) for the module-level helpers."""
+    global _SHARED
+    if _SHARED is None:
+        _SHARED = Solver()
+    return _SHARED
+
+
+def state_from_moves(moves: str) -> ConnectFourState:
+    """The position after the moves in ``moves``, one digit per column, 1-7 (Pons's notation)."""
+    state = _RULES.initial_state()
+    for index, char in enumerate(moves.strip()):
+        if char not in "1234567":
+            raise BoardgymError(
+                f"cannot read move {char!r} at position {index + 1} of {moves!r}: "
+                "write one digit per move, columns 1 to 7"
+            )
+        if state[3] != ONGOING:
+            raise BoardgymError(f"move {index + 1} of {moves!r} comes after the game ended; cut the string there")
+        try:
+            state = _RULES.apply(state, int(char) - 1)
+        except IllegalActionError:
+            raise BoardgymError(
+                f"move {index + 1} of {moves!r} plays column {char}, which is full; check the string"
+            ) from None
+    return state
+
+
+def score(state: ConnectFourState) -> int:
+    """The exact score of ``state`` for the player to move (see the module doc)."""
+    return shared_solver().solve(state)
+
+
+def move_scores(state: ConnectFourState) -> dict[Action, int]:
+    """The exact score of each legal move (see ``Solver.move_scores``)."""
+    return shared_solver().move_scores(state)
+
+
+def best_moves(state: ConnectFourState) -> list[Action]:
+    """The columns (0-6) whose exact score is the best, in column order."""
+    scores = move_scores(state)
+    best = max(scores.values())
+    return [column for column, value in scores.items() if value == best]
+
+
+__all__ = [
+    "CELLS",
+    "MAX_SCORE",
+    "MIN_SCORE",
+    "SolveTimeout",
+    "Solver",
+    "best_moves",
+    "move_scores",
+    "score",
+    "shared_solver",
+    "state_from_moves",
+    "winning_cells",
+]
