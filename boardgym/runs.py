@@ -23,7 +23,8 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -326,7 +327,8 @@ def load_checkpoint(
             f"`boardgym train {method or 'METHOD'}`, or retrain with `{retrain}`"
         )
     # The file is of the right kind: the method that wrote it knows best how to retrain it.
-    retrain = retrain_command(str(payload.get("method") or method or "METHOD"), game)
+    written_by = payload.get("method")
+    retrain = retrain_command(written_by if isinstance(written_by, str) and written_by else method or "METHOD", game)
     if game is not None:
         saved = payload.get("game_signature")
         if saved is None:
@@ -343,6 +345,56 @@ def load_checkpoint(
             f"retrain with `{retrain}`"
         )
     return payload
+
+
+CONTENT_ERRORS = (KeyError, IndexError, TypeError, ValueError, RuntimeError, AttributeError, OverflowError)
+"""What building an agent or a training state from a payload of the wrong shape raises."""
+
+
+@contextmanager
+def checkpoint_content(
+    path: Path | str | None, *, method: str | None = None, game: NamedGame | None = None, what: str = "checkpoint"
+) -> Iterator[None]:
+    """Build something from a checkpoint's payload inside this block: a payload in the right
+    format whose content does not fit (a key missing deep inside, a value of the wrong type,
+    weights that do not match the architecture, non-finite weights) becomes one sentence
+    naming the file and how to retrain, instead of the ``KeyError``/``RuntimeError`` of the
+    code that read it. ``load_checkpoint`` checks the envelope; this checks the letter::
+
+        payload = load_checkpoint(path, format=FORMAT, game=game, required=("policy",))
+        with checkpoint_content(path, method="ppo", game=game):
+            policy.load_state_dict(payload["policy"])
+    """
+    try:
+        yield
+    except BoardgymError as error:
+        if path is None or str(path) in str(error):
+            raise
+        raise BoardgymError(f"{what} {str(path)!r}: {error}") from None
+    except CONTENT_ERRORS as error:
+        reason = (str(error).strip().splitlines() or [""])[0].strip()
+        reason = reason if len(reason) <= 100 else reason[:97] + "..."
+        detail = f"{type(error).__name__}: {reason}" if reason else type(error).__name__
+        raise BoardgymError(
+            f"{what} {str(path)!r} is damaged: its content does not fit ({detail}); pass another file or "
+            f"retrain with `{retrain_command(method or 'METHOD', game)}`"
+        ) from None
+
+
+def check_finite(values: Any, name: str) -> None:
+    """A ``ValueError`` (for ``checkpoint_content``) when ``values`` (a tensor, an array, a
+    number or a dict of tensors) holds a NaN or an infinity: weights that would play nonsense."""
+    import math
+
+    import torch
+
+    items = values.values() if isinstance(values, dict) else [values]
+    for item in items:
+        if torch.is_tensor(item):
+            if item.is_floating_point() and not bool(torch.isfinite(item).all()):
+                raise ValueError(f"{name} holds NaN or infinite numbers")
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise ValueError(f"{name} holds NaN or infinite numbers")
 
 
 def _upgrade(payload: dict[str, Any]) -> dict[str, Any]:

@@ -169,7 +169,7 @@ def test_evaluate_resume_of_a_missing_run_is_refused(tmp_path, monkeypatch, caps
 def test_training_refuses_a_game_it_cannot_train_before_training(tmp_path, capsys) -> None:
     argv = ["train", "qlearning", "--game", "setcover", "--root", str(tmp_path), "--no-progress"]
     assert main(argv) == 2
-    assert "qlearning trains 2-player games; setcover has 1 player(s)" in capsys.readouterr().err
+    assert "qlearning trains two-player games; setcover has 1 player(s)" in capsys.readouterr().err
     assert not list(tmp_path.rglob("*.pt"))
 
 

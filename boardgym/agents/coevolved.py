@@ -13,7 +13,7 @@ from pathlib import Path
 
 from boardgym.agents.minimax import MinimaxAgent
 from boardgym.game import Game, HasFeatures
-from boardgym.runs import load_checkpoint
+from boardgym.runs import check_finite, checkpoint_content, load_checkpoint
 from boardgym.types import BoardgymError
 
 FORMAT = "boardgym.coevolved/1"
@@ -60,9 +60,13 @@ class CoevolvedAgent(MinimaxAgent):
             payload = load_checkpoint(
                 checkpoint, format=FORMAT, game=game, required=("best", "depth"), method="coevolve"
             )
-            if depth is None:
-                depth = int(payload["depth"])
-            chosen = payload["best"].tolist()
+            with checkpoint_content(checkpoint, method="coevolve", game=game):
+                if depth is None:
+                    depth = int(payload["depth"])
+                check_finite(payload["best"], "best")
+                chosen = [float(w) for w in payload["best"].tolist()]
+                if len(chosen) != size:
+                    raise ValueError(f"best holds {len(chosen)} weights, the game has {size} features")
         elif self.redraw:
             chosen = [0.0] * size
         else:

@@ -28,7 +28,7 @@ import numpy as np
 from boardgym.agents.base import BaseAgent
 from boardgym.game import Game
 from boardgym.games.nim import Nim, NimState
-from boardgym.runs import load_checkpoint
+from boardgym.runs import check_finite, checkpoint_content, load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.evolved_nim/1"
@@ -123,7 +123,9 @@ class EvolvedNimAgent(BaseAgent):
         if not isinstance(game, Nim):
             raise BoardgymError(f"the es agent plays Nim only, not {game.name}")
         payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=("genome_kind", "best"), method="es")
-        self.policy = NimPolicy(game, str(payload["genome_kind"]), payload["best"].tolist())
+        with checkpoint_content(checkpoint, method="es", game=game):
+            check_finite(payload["best"], "best")
+            self.policy = NimPolicy(game, str(payload["genome_kind"]), payload["best"].tolist())
         self._rand = random.Random(seed)
 
     def reset(self, seed: int | None = None) -> None:

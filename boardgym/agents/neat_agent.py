@@ -25,7 +25,7 @@ import numpy as np
 
 from boardgym.agents.base import BaseAgent
 from boardgym.game import Game
-from boardgym.runs import load_checkpoint
+from boardgym.runs import checkpoint_content, load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.neat/1"
@@ -137,8 +137,13 @@ class NeatAgent(BaseAgent):
     def __init__(self, game: Game, *, seed: int | None = None, checkpoint: Path | None = None) -> None:
         super().__init__(game, seed=seed)
         payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=("mode", "network"), method="neat")
-        self.mode = str(payload["mode"])
-        self.network = Network.from_json(payload["network"])
+        with checkpoint_content(checkpoint, method="neat", game=game):
+            if payload["mode"] not in MODES:
+                raise ValueError(f"mode {payload['mode']!r} is none of {', '.join(MODES)}")
+            self.mode = str(payload["mode"])
+            self.network = Network.from_json(payload["network"])
+            # One move from the start: the network must read this game's planes and score its actions.
+            choose_move(game, self.network, self.mode, game.initial_state(), np.random.default_rng(0))
 
     def act(self, game: Game, state: Any) -> Action:
         return choose_move(game, self.network, self.mode, state, self.rng)

@@ -19,7 +19,7 @@ import numpy as np
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.sb3_zip import build_policy, is_sb3_zip, read_sb3_policy
 from boardgym.game import Game
-from boardgym.runs import load_checkpoint
+from boardgym.runs import check_finite, checkpoint_content, load_checkpoint
 from boardgym.types import Action
 
 FORMAT = "boardgym.ppo/1"
@@ -37,11 +37,15 @@ class PPOAgent(BaseAgent):
         if checkpoint is not None and Path(checkpoint).is_file() and is_sb3_zip(Path(checkpoint)):
             self.policy = read_sb3_policy(Path(checkpoint), game)
         else:
-            payload = load_checkpoint(
-                checkpoint, format=FORMAT, game=game, required=("net_arch", "policy"), method="ppo"
-            )
-            self.policy = build_policy(game, payload["net_arch"])
-            self.policy.load_state_dict(payload["policy"])
+            payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=("net_arch", "policy"), method="ppo")
+            with checkpoint_content(checkpoint, method="ppo", game=game):
+                policy, net_arch = payload["policy"], [int(width) for width in payload["net_arch"]]
+                check_finite(policy, "policy")
+                stored = sum(value.numel() for value in policy.values() if hasattr(value, "numel"))
+                if not all(width >= 1 for width in net_arch) or sum(net_arch) > stored:
+                    raise ValueError(f"net_arch {net_arch} does not fit the {stored} weights stored")
+                self.policy = build_policy(game, net_arch)
+                self.policy.load_state_dict(payload["policy"])
         self.policy.set_training_mode(False)
         self.deterministic = deterministic
         self._torch = torch

@@ -25,7 +25,7 @@ import numpy as np
 
 from boardgym.agents.base import BaseAgent
 from boardgym.game import Game
-from boardgym.runs import load_checkpoint
+from boardgym.runs import check_finite, checkpoint_content, load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.tabular/1"
@@ -106,16 +106,42 @@ class ValueTable:
                 f"this version of boardgym hold {width}: it was written by an older version; train it again "
                 f"(boardgym train {payload.get('method', 'qlearning')} --game {game.name})"
             )
-        keys = payload["keys"].tolist()
-        offsets = payload["offsets"].tolist()
-        actions = payload["actions"].tolist()
-        values = payload["values"].tolist()
+        import torch
+
+        keys = _ints(payload["keys"], 2, "keys")
+        offsets = _ints(payload["offsets"], 1, "offsets")
+        actions = _ints(payload["actions"], 1, "actions")
+        values = payload["values"]
+        if not torch.is_tensor(values) or values.ndim != 1 or not values.is_floating_point():
+            raise TypeError("values is not a vector of numbers")
+        check_finite(values, "values")
+        values = values.tolist()
+        if (
+            len(offsets) != len(keys) + 1
+            or offsets[0] != 0
+            or offsets[-1] != len(actions)
+            or len(actions) != len(values)
+            or any(b <= a for a, b in zip(offsets, offsets[1:], strict=False))
+            or any(not 0 <= a < game.num_actions for a in actions)
+            or (keys and any(len(k) != width for k in keys))
+        ):
+            raise ValueError("its keys, offsets, actions and values do not describe one table")
         template = game.initial_state()
         for i, key in enumerate(keys):
             start, end = offsets[i], offsets[i + 1]
             state = decode_state(template, key) if decode else tuple(key)
             table.rows[state] = [tuple(actions[start:end]), values[start:end]]
         return table
+
+
+def _ints(value: Any, ndim: int, name: str) -> list[Any]:
+    """A tensor of ints of ``ndim`` dimensions as nested lists, or a ``TypeError``."""
+    import torch
+
+    if not torch.is_tensor(value) or value.ndim != ndim or value.is_floating_point() or value.is_complex():
+        raise TypeError(f"{name} is not a {ndim}-d tensor of integers")
+    result: list[Any] = value.tolist()
+    return result
 
 
 def encode_state(state: Any) -> tuple[int, ...]:
@@ -140,8 +166,10 @@ class TabularAgent(BaseAgent):
     def __init__(self, game: Game, *, seed: int | None = None, checkpoint: Path | None = None) -> None:
         super().__init__(game, seed=seed)
         payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=TABLE_KEYS, method="qlearning")
-        self.method = str(payload.get("method", "tabular"))
-        self.table = ValueTable.from_payload(game, payload, decode=False, path=str(checkpoint))
+        method = payload.get("method")
+        self.method = method if isinstance(method, str) else "tabular"
+        with checkpoint_content(checkpoint, method=method if isinstance(method, str) else "qlearning", game=game):
+            self.table = ValueTable.from_payload(game, payload, decode=False, path=str(checkpoint))
         self.unseen_states = 0
 
     def act(self, game: Game, state: Any) -> Action:

@@ -52,7 +52,7 @@ from boardgym.evaluate.ratings import GameResult
 from boardgym.evaluate.records import record_of_match
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.runs import RUNS_ROOT, atomic_write_text, check_run_name
+from boardgym.runs import RUNS_ROOT, RunLock, atomic_write_text, check_run_name
 from boardgym.types import Action, BoardgymError
 
 SETTINGS_FILE = "tournament.json"
@@ -255,13 +255,58 @@ def run_tournament(
     )
 
     results_path = None
+    lock = None
     if out_dir is not None:
         out_dir = Path(out_dir)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        results_path = out_dir / RESULTS_FILE
-        tournament.games = _previous_games(out_dir, tournament, resume)
-        atomic_write_text(out_dir / SETTINGS_FILE, json.dumps(tournament.settings(), indent=2) + "\n")
+        # The one writer of the folder until the tournament ends: a second evaluate (or a
+        # --resume) on the same run name is refused instead of writing results.jsonl twice.
+        lock = RunLock(out_dir).acquire()
+        try:
+            results_path = out_dir / RESULTS_FILE
+            tournament.games = _previous_games(out_dir, tournament, resume)
+            atomic_write_text(out_dir / SETTINGS_FILE, json.dumps(tournament.settings(), indent=2) + "\n")
+        except BaseException:
+            lock.release()
+            raise
+    try:
+        return _play_tournament(
+            tournament,
+            backend,
+            game,
+            game_params,
+            specs,
+            seed,
+            workers,
+            record_moves,
+            start_method,
+            save_games,
+            address,
+            results_path,
+            out_dir,
+            progress,
+        )
+    finally:
+        if lock is not None:
+            lock.release()
 
+
+def _play_tournament(
+    tournament: Tournament,
+    backend: str,
+    game: Game,
+    game_params: dict[str, Any],
+    specs: Sequence[str | Agent],
+    seed: int,
+    workers: int,
+    record_moves: bool,
+    start_method: str | None,
+    save_games: int,
+    address: str | None,
+    results_path: Path | None,
+    out_dir: Path | None,
+    progress: bool,
+) -> Tournament:
+    game_name = tournament.game
     done = {played.index for played in tournament.games}
     todo = [fixture for fixture in tournament.schedule(game) if fixture.index not in done]
     bar = _progress_bar(len(done) + len(todo), len(done), game_name, progress)

@@ -13,9 +13,10 @@ Elo curve). Silver et al. 2018 is the model; defaults are sized for Tic-Tac-Toe 
 
 Writes ``<root>/<game>/alphazero/<run-name>/`` (``TrainingRun``: an existing run is never
 overwritten; ``--resume`` continues it): ``config.json``, TensorBoard events, ``checkpoint.pt``
-(the latest state, for ``--resume``) with ``replay.pt`` (the replay buffer; written first,
-stamped with the iteration that ``checkpoint.pt`` names, and checked on resume) and, at the
-end, ``final.pt`` (what ``alphazero:checkpoint=PATH`` loads; ``checkpoint.pt`` loads too).
+(the latest state, for ``--resume``) with ``replay-<iteration>.pt`` (the replay buffer of
+that iteration: written first, then ``checkpoint.pt`` naming it, then the older replay files
+removed, so that a run killed anywhere leaves a checkpoint whose replay file is there) and, at
+the end, ``final.pt`` (what ``alphazero:checkpoint=PATH`` loads; ``checkpoint.pt`` loads too).
 ``--device auto`` uses CUDA when available, with float16 autocast there; ``--workers N`` plays
 self-play in N processes (default ``auto``: one per CPU core this process may use, at most 8;
 ``config.json`` records the number as ``workers_used``); ``--backend ray --actors N [--address ADDR]`` plays it in N Ray
@@ -29,6 +30,7 @@ import copy
 import json
 import math
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -61,6 +63,8 @@ from boardgym.types import BoardgymError
 
 METHOD = "alphazero"
 REPLAY_FORMAT = "boardgym.alphazero-replay/1"
+REPLAY_NAME = re.compile(r"replay-\d+\.pt")
+LEGACY_REPLAY = "replay.pt"  # the one replay file of runs written before the pairs were named
 RESUME_KEYS = (*NETWORK_KEYS, "optimizer", "previous_state_dict", "history", "rng")
 SELFPLAY_BACKENDS: dict[str, str] = {
     "local": "self-play in this process, or in --workers processes",
@@ -145,7 +149,7 @@ def train(config: Config) -> Path:
     opponents = _usable_opponents(game, config)
     torch.set_num_threads(max(1, config.threads))
     with run:
-        replay_path = run.folder / "replay.pt"
+        replay_path = run.folder / LEGACY_REPLAY
         rng = np.random.default_rng(config.seed)
         torch.manual_seed(config.seed)
         network = build_network(game, blocks=config.blocks, channels=config.channels, value_hidden=config.value_hidden)
@@ -156,7 +160,8 @@ def train(config: Config) -> Path:
         history: dict[str, Any] = {"elo": [0.0], "elo_iterations": [0]}
         previous = copy.deepcopy(network).eval()
         if run.resumed is not None:
-            history, previous = _restore(run, replay_path, network, optimizer, buffer, rng, device)
+            with run.restoring():
+                history, previous = _restore(run, replay_path, network, optimizer, buffer, rng, device)
         settings = SelfPlaySettings(
             simulations=config.simulations,
             c_puct=config.c_puct,
@@ -236,9 +241,12 @@ def train(config: Config) -> Path:
                 pos_s=f"{len(played.positions) / seconds:.0f}",
                 **last_scores,
             )
-            # replay.pt first, then checkpoint.pt naming it: a crash between the two leaves a
-            # replay one iteration ahead, which the resume check notices.
-            save_checkpoint(replay_path, {**buffer.state_dict(), "step": step}, format=REPLAY_FORMAT, game=game)
+            # The pair stays consistent however the run is killed: this iteration's replay file
+            # first, then checkpoint.pt naming it, then the replay files nothing names any more.
+            replay_file = f"replay-{step}.pt"
+            save_checkpoint(
+                run.folder / replay_file, {**buffer.state_dict(), "step": step}, format=REPLAY_FORMAT, game=game
+            )
             payload = checkpoint_payload(
                 network,
                 optimizer=optimizer.state_dict(),
@@ -246,8 +254,10 @@ def train(config: Config) -> Path:
                 history=json.dumps(history),
                 rng=json.dumps(rng.bit_generator.state),
                 replay_step=step,
+                replay_file=replay_file,
             )
             run.save(payload)
+            _remove_replays(run.folder, keep=replay_file)
             if last:
                 break
         # The agent's file, as every training method leaves one: the last network
@@ -413,6 +423,16 @@ def _restore(
     previous = copy.deepcopy(network)
     previous.load_state_dict(payload["previous_state_dict"])
     rng.bit_generator.state = json.loads(payload["rng"])
+    named = payload.get("replay_file")
+    if named is not None:  # the replay file of the checkpoint's own iteration
+        if not isinstance(named, str) or not REPLAY_NAME.fullmatch(named):
+            raise ValueError(f"replay_file {named!r} is not a replay file name")
+        replay_path = run.folder / named
+        if not replay_path.is_file():
+            raise BoardgymError(
+                f"--resume: {str(run.checkpoint_path)!r} pairs with {named}, which is not in the run folder "
+                "(deleted or not copied); put it back, or start a new run under another --run-name"
+            )
     if replay_path.is_file():
         replay = load_checkpoint(replay_path, what="replay buffer", method=METHOD, required=("planes", "added"))
         if replay.get("format") not in (None, REPLAY_FORMAT):  # None: written before replay files were stamped
@@ -421,6 +441,11 @@ def _restore(
                 "empty buffer"
             )
         paired = payload.get("replay_step")
+        if named is not None and replay.get("step") != paired:
+            raise BoardgymError(
+                f"replay buffer {str(replay_path)!r} is of iteration {replay.get('step')}, but checkpoint.pt pairs "
+                f"with iteration {paired}: the file was changed; copy the run folder again or start a new run"
+            )
         if paired is not None and replay.get("step") != paired:
             raise BoardgymError(
                 f"replay buffer {str(replay_path)!r} is of iteration {replay.get('step')}, but checkpoint.pt pairs "
@@ -429,6 +454,13 @@ def _restore(
             )
         buffer.load_state_dict(replay)
     return json.loads(payload["history"]), previous.eval()
+
+
+def _remove_replays(folder: Path, keep: str) -> None:
+    """Delete the replay files of earlier iterations (and the older single ``replay.pt``)."""
+    for path in folder.iterdir():
+        if path.name != keep and (path.name == LEGACY_REPLAY or REPLAY_NAME.fullmatch(path.name)):
+            path.unlink(missing_ok=True)
 
 
 def _check(config: Config) -> None:

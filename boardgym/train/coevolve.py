@@ -84,8 +84,11 @@ def train(config: Config) -> Path:
         rng = np.random.default_rng(config.seed)
         population = rng.uniform(-1.0, 1.0, (config.population, size))
         if run.resumed is not None:
-            population = run.resumed["population"].numpy()
-            rng.bit_generator.state = json.loads(run.resumed["rng_state"])
+            with run.restoring():
+                population = run.resumed["population"].numpy()
+                if population.shape != (config.population, size) or not np.isfinite(population).all():
+                    raise ValueError(f"population is not {config.population} finite genomes of {size} weights")
+                rng.bit_generator.state = json.loads(run.resumed["rng_state"])
         cup = Cup(game, config.depths, config.pairs, config.openings)
         best = population[0]
 

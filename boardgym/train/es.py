@@ -84,8 +84,12 @@ def train(config: Config) -> Path:
                     f"--resume: the run evolved {run.resumed['genome_kind']} genomes, not {config.genome}; "
                     f"pass --genome {run.resumed['genome_kind']}"
                 )
-            population = run.resumed["population"].numpy()
-            rng.bit_generator.state = json.loads(run.resumed["rng_state"])
+            with run.restoring():
+                resumed = run.resumed["population"].numpy()
+                if resumed.ndim != 2 or resumed.shape[1:] != population.shape[1:] or not np.isfinite(resumed).all():
+                    raise ValueError(f"population is not finite genomes of {population.shape[1]} genes")
+                population = resumed
+                rng.bit_generator.state = json.loads(run.resumed["rng_state"])
         field = Field(game)
         best = population[0]
         best_fitness = 0.0

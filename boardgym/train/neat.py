@@ -90,8 +90,9 @@ def train(config: Config) -> Path:
                     f"JSON (the old {OLD_STATE_FILE} is a pickle, never read); start a new run under another "
                     "--run-name"
                 )
-            state = decode_state(run.resumed["neat_state"].numpy().tobytes(), str(run.checkpoint_path))
-            population = restore_population(neat_config, state)
+            with run.restoring():
+                state = decode_state(run.resumed["neat_state"].numpy().tobytes(), str(run.checkpoint_path))
+                population = restore_population(neat_config, state)
         else:
             population = neat.Population(neat_config, seed=config.seed)
         field = Field(game, config)

@@ -98,7 +98,10 @@ def train(config: Config) -> Path:
     game_params = game.params()
     with run:
         resumed = run.resumed
-        if resumed is not None and list(resumed["net_arch"]) != list(config.net_arch):
+        if resumed is not None:
+            with run.restoring():
+                resumed_arch = [int(width) for width in resumed["net_arch"]]
+        if resumed is not None and resumed_arch != list(config.net_arch):
             raise BoardgymError(
                 f"--resume: the run's policy has layers {list(resumed['net_arch'])}, not {list(config.net_arch)}; "
                 f"pass --net-arch {','.join(map(str, resumed['net_arch']))}"
@@ -106,7 +109,8 @@ def train(config: Config) -> Path:
         pool: list[PPOAgent] = []
         snapshots: list[str] = []
         if resumed is not None:
-            snapshots = [p for p in json.loads(resumed["snapshots"]) if Path(p).exists()]
+            with run.restoring():
+                snapshots = [p for p in json.loads(resumed["snapshots"]) if Path(str(p)).exists()]
             pool.extend(PPOAgent(game, checkpoint=Path(p)) for p in snapshots)
         seat = None if config.seat == "random" else int(config.seat)
         env_id = f"boardgym/{GAMES[game.name].gym_name}-v0"
@@ -138,8 +142,9 @@ def train(config: Config) -> Path:
             device=config.device,
         )
         if resumed is not None:
-            model.policy.load_state_dict(resumed["policy"])
-            model.policy.optimizer.load_state_dict(resumed["optimizer"])
+            with run.restoring():
+                model.policy.load_state_dict(resumed["policy"])
+                model.policy.optimizer.load_state_dict(resumed["optimizer"])
             model.num_timesteps = run.step
         model.set_logger(configure(str(run.folder), ["tensorboard"]))
 

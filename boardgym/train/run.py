@@ -34,7 +34,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterable
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -51,6 +51,7 @@ from boardgym.runs import (
     LOCK_FILE,
     RunLock,
     check_run_name,
+    checkpoint_content,
     load_checkpoint,
     os_error_sentence,
     run_dir,
@@ -59,6 +60,7 @@ from boardgym.runs import (
 from boardgym.types import BoardgymError
 
 C = TypeVar("C", bound="RunConfig")
+_WORDS = {1: "one", 2: "two"}
 
 _OLD_STEP_KEYS = ("episodes_done", "timesteps", "generation", "iteration")
 """Where checkpoints written before ``step`` kept their count, so that old runs still resume."""
@@ -162,7 +164,7 @@ class TrainingRun:
         self.game = game_from_config(config)
         if self.game.num_players not in players:
             raise BoardgymError(
-                f"{method} trains {' or '.join(map(str, players))}-player games; {self.game.name} has "
+                f"{method} trains {' or '.join(_WORDS.get(n, str(n)) for n in players)}-player games; {self.game.name} has "
                 f"{self.game.num_players} player(s): pick another --game (boardgym list games)"
             )
         self.folder = run_dir(self.game.name, method, config.run_name, config.seed, config.root, create=False)
@@ -221,7 +223,8 @@ class TrainingRun:
                 required=self.resume_keys,
                 method=self.method,
             )
-            self.step = _resumed_step(self.resumed)
+            with self.restoring():
+                self.step = _resumed_step(self.resumed)
         elif existing:
             raise BoardgymError(
                 f"run folder {str(folder)!r} already holds a run; pass --resume to continue it, "
@@ -244,6 +247,12 @@ class TrainingRun:
                 file=sys.stderr,
             )
             self._stack.callback(self.bar.close)
+
+    def restoring(self) -> AbstractContextManager[None]:
+        """Wrap the code that rebuilds the method's state from ``run.resumed``: content that
+        does not fit (a wrong type, a wrong shape, weights of another architecture) becomes one
+        sentence naming ``checkpoint.pt`` (``boardgym.runs.checkpoint_content``)."""
+        return checkpoint_content(self.checkpoint_path, method=self.method, game=self.game)
 
     def on_close(self, callback: Callable[[], Any]) -> None:
         """Call ``callback`` when the run closes (worker pools, envs ...), last in, first out."""
@@ -437,5 +446,8 @@ def _check_run_config(config: RunConfig) -> None:
 def _resumed_step(payload: dict[str, Any]) -> int:
     for key in ("step", *_OLD_STEP_KEYS):
         if key in payload:
-            return int(payload[key])
+            step = payload[key]
+            if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+                raise ValueError(f"its {key} {step!r} is not a count")
+            return step
     return 0

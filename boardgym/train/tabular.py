@@ -64,8 +64,9 @@ def train_tabular(config: TabularConfig, method: str, make_episode: EpisodeFacto
         rand = random.Random(config.seed)
         table = ValueTable(game)
         if run.resumed is not None:
-            table = ValueTable.from_payload(game, run.resumed, path=run.checkpoint_path)
-            rand.setstate(_tuple_state(json.loads(run.resumed["rng_state"])))
+            with run.restoring():
+                table = ValueTable.from_payload(game, run.resumed, path=run.checkpoint_path)
+                rand.setstate(_tuple_state(json.loads(run.resumed["rng_state"])))
         episode = make_episode(game, table, rand, config.alpha, opponent)
 
         def payload() -> dict[str, Any]:

@@ -174,3 +174,38 @@ def test_agent_objects_play_in_process():
     tournament = run_tournament("tictactoe", [agent, "perfect"], 6, seed=0, progress=False, record_moves=False)
     assert tournament.names == ("my-random", "perfect")
     assert all(g.record.moves == () for g in tournament.games)
+
+
+def test_a_second_tournament_on_the_same_folder_is_refused_while_the_first_runs(tmp_path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from boardgym.runs import RunLock
+    from boardgym.types import BoardgymError
+
+    folder = tmp_path / "runs" / "nim" / "evaluate" / "same"
+    # The first run, in another process, holds the folder's lock while it plays.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"from boardgym.runs import RunLock; import time; lock = RunLock({str(folder)!r}).acquire(); time.sleep(60)",
+        ]
+    )
+    try:
+        deadline = time.time() + 30
+        while not (folder / ".lock").exists() or not (folder / ".lock").read_text().strip():
+            assert time.time() < deadline and holder.poll() is None
+            time.sleep(0.05)
+        for resume in (False, True):
+            with pytest.raises(BoardgymError, match=f"in use by process {holder.pid}"):
+                run_tournament("nim", ["random", "random"], 2, out_dir=folder, resume=resume, progress=False)
+        assert not (folder / "results.jsonl").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    tournament = run_tournament("nim", ["random", "random"], 2, out_dir=folder, progress=False)
+    assert len(tournament.games) == 2
+    with RunLock(folder):  # and the lock was let go at the end
+        pass

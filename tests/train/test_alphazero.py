@@ -68,7 +68,7 @@ def test_one_iteration_end_to_end_writes_a_playable_checkpoint(in_tmp: Path) -> 
     folder = path.parent
     assert path.resolve() == in_tmp / "runs/tictactoe/alphazero/one/final.pt"
     assert (in_tmp / "runs/tictactoe/alphazero/one/checkpoint.pt").is_file()
-    assert (folder / "replay.pt").is_file()
+    assert [p.name for p in folder.glob("replay*.pt")] == ["replay-1.pt"]
     assert json.loads((folder / "config.json").read_text())["simulations"] == 4
     assert list(folder.glob("events.out.tfevents.*"))
     game = make_game("tictactoe")
@@ -107,7 +107,7 @@ def test_checkpoint_round_trip_with_weights_only(in_tmp: Path) -> None:
     network = load_network(path, game)
     for name, tensor in network.state_dict().items():
         assert torch.equal(tensor, payload["state_dict"][name])
-    assert torch.load(path.parent / "replay.pt", weights_only=True)["value"].ndim == 1
+    assert torch.load(path.parent / "replay-1.pt", weights_only=True)["value"].ndim == 1
 
 
 def test_resume_continues_from_the_saved_iteration(in_tmp: Path) -> None:
@@ -156,7 +156,7 @@ def test_selfplay_in_worker_processes_feeds_the_same_loop(in_tmp: Path) -> None:
     path = train(tiny_config(in_tmp, run_name="workers", workers=2, games_per_iteration=3, eval_every=0))
     payload = load_checkpoint(path)
     assert payload["step"] == 1
-    assert torch.load(path.parent / "replay.pt", weights_only=True)["value"].shape[0] >= 3 * 5  # >= 5 moves a game
+    assert torch.load(path.parent / "replay-1.pt", weights_only=True)["value"].shape[0] >= 3 * 5  # >= 5 moves a game
 
 
 def test_time_limit_stops_early_and_still_evaluates_the_last_iteration(in_tmp: Path) -> None:
@@ -181,15 +181,56 @@ def test_resume_checks_that_replay_and_checkpoint_pair(in_tmp: Path) -> None:
     config = tiny_config(in_tmp, run_name="pair", eval_every=0)
     train(config)
     folder = in_tmp / "runs/tictactoe/alphazero/pair"
-    replay = torch.load(folder / "replay.pt", weights_only=True)
-    assert replay["step"] == load_checkpoint(folder / "checkpoint.pt")["replay_step"] == 1
-    replay["step"] = 5  # as if the run had stopped between writing the two
-    torch.save(replay, folder / "replay.pt")
-    with pytest.raises(BoardgymError, match="of iteration 5, but checkpoint.pt pairs with iteration 1.*delete replay"):
+    replay = torch.load(folder / "replay-1.pt", weights_only=True)
+    checkpoint = load_checkpoint(folder / "checkpoint.pt")
+    assert replay["step"] == checkpoint["replay_step"] == 1 and checkpoint["replay_file"] == "replay-1.pt"
+    replay["step"] = 5  # a file changed behind the run's back
+    torch.save(replay, folder / "replay-1.pt")
+    with pytest.raises(BoardgymError, match="of iteration 5, but checkpoint.pt pairs with iteration 1"):
         train(dataclasses.replace(config, iterations=2, resume=True))
-    (folder / "replay.pt").unlink()
-    path = train(dataclasses.replace(config, iterations=2, resume=True))  # with an empty buffer
+    (folder / "replay-1.pt").unlink()
+    with pytest.raises(BoardgymError, match="pairs with replay-1.pt, which is not in the run folder"):
+        train(dataclasses.replace(config, iterations=2, resume=True))
+
+
+def test_a_run_stopped_between_the_replay_and_the_checkpoint_resumes(in_tmp: Path, monkeypatch) -> None:
+    """Killed after writing iteration 2's replay file and before checkpoint.pt: the folder still
+    holds iteration 1's pair, which --resume reads; the stray file goes at the next save."""
+    from boardgym.train.run import TrainingRun
+
+    config = tiny_config(in_tmp, run_name="killed", eval_every=0)
+    train(config)
+    folder = in_tmp / "runs/tictactoe/alphazero/killed"
+    save = TrainingRun.save
+
+    def killed(self, payload, path=None):
+        if payload.get("replay_step") == 2:
+            raise KeyboardInterrupt  # the process dies here
+        return save(self, payload, path)
+
+    monkeypatch.setattr(TrainingRun, "save", killed)
+    with pytest.raises(KeyboardInterrupt):
+        train(dataclasses.replace(config, iterations=2, resume=True))
+    assert {p.name for p in folder.glob("replay*.pt")} == {"replay-1.pt", "replay-2.pt"}
+    assert load_checkpoint(folder / "checkpoint.pt")["replay_file"] == "replay-1.pt"
+    monkeypatch.setattr(TrainingRun, "save", save)
+    path = train(dataclasses.replace(config, iterations=2, resume=True))
     assert load_checkpoint(path)["step"] == 2
+    assert [p.name for p in folder.glob("replay*.pt")] == ["replay-2.pt"]
+    assert load_checkpoint(folder / "checkpoint.pt")["replay_file"] == "replay-2.pt"
+
+
+def test_a_run_of_the_single_replay_file_still_resumes(in_tmp: Path) -> None:
+    config = tiny_config(in_tmp, run_name="old", eval_every=0)
+    train(config)
+    folder = in_tmp / "runs/tictactoe/alphazero/old"
+    payload = load_checkpoint(folder / "checkpoint.pt")
+    del payload["replay_file"]  # as written before the pairs were named
+    torch.save(payload, folder / "checkpoint.pt")
+    (folder / "replay-1.pt").rename(folder / "replay.pt")
+    path = train(dataclasses.replace(config, iterations=2, resume=True))
+    assert load_checkpoint(path)["step"] == 2
+    assert [p.name for p in folder.glob("replay*.pt")] == ["replay-2.pt"]
 
 
 def test_an_existing_run_is_not_overwritten_and_root_is_honoured(in_tmp: Path) -> None:

@@ -71,7 +71,7 @@ def test_a_ray_run_writes_the_files_and_tags_of_a_local_one_and_resumes(ray_loca
     assert set(load_checkpoint(on_ray)) == set(load_checkpoint(local))
     resumed = train(Config(**{**TINY, "iterations": 2}, run_name="ray", backend="ray", actors=2, resume=True))
     assert load_checkpoint(resumed)["step"] == 2
-    assert torch.load(resumed.parent / "replay.pt", weights_only=True)["step"] == 2
+    assert torch.load(resumed.parent / "replay-2.pt", weights_only=True)["step"] == 2
     game = make_game("tictactoe")
     assert play_games(game, AlphaZeroAgent(game, checkpoint=resumed, simulations=4), "random", 2, seed=0).games == 2
 

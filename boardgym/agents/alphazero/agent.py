@@ -23,7 +23,7 @@ from boardgym.agents.alphazero.pretrained import pretrained_file, to_float32
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.mcts import MCTS
 from boardgym.game import Game
-from boardgym.runs import load_checkpoint, save_checkpoint
+from boardgym.runs import check_finite, checkpoint_content, load_checkpoint, save_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.alphazero/1"
@@ -141,11 +141,24 @@ def save_network(path: Path | str, network: AlphaZeroNet, game: Game, **extra: A
 def load_network(path: Path | str | None, game: Game, device: str | torch.device = "cpu") -> AlphaZeroNet:
     """The network stored in ``path``, checked against ``game``, in eval mode on ``device``."""
     payload = load_checkpoint(path, format=FORMAT, game=game, required=NETWORK_KEYS, method="alphazero")
-    return network_from_payload(payload, device)
+    with checkpoint_content(path, method="alphazero", game=game):
+        return network_from_payload(payload, device)
 
 
 def network_from_payload(payload: dict[str, Any], device: str | torch.device = "cpu") -> AlphaZeroNet:
     """The network of a payload that ``load_checkpoint`` has checked."""
-    network = AlphaZeroNet.from_architecture(payload["architecture"])
-    network.load_state_dict(to_float32(payload["state_dict"]))  # shipped files hold float16
+    architecture, weights = payload["architecture"], payload["state_dict"]
+    if not isinstance(weights, dict):
+        raise TypeError("state_dict is not a dict of tensors")
+    with torch.device("meta"):  # the architecture's shapes, no memory: a file may not ask for a huge network
+        shapes = {
+            key: tuple(value.shape) for key, value in AlphaZeroNet.from_architecture(architecture).state_dict().items()
+        }
+    stored = {key: tuple(value.shape) if torch.is_tensor(value) else None for key, value in weights.items()}
+    if shapes != stored:
+        wrong = sorted(set(shapes) ^ set(stored)) or sorted(k for k in shapes if shapes[k] != stored[k])
+        raise ValueError(f"the weights do not match the architecture (first at {wrong[0]})")
+    check_finite(weights, "state_dict")
+    network = AlphaZeroNet.from_architecture(architecture)
+    network.load_state_dict(to_float32(weights))  # shipped files hold float16
     return network.to(device).eval()
