@@ -106,11 +106,8 @@ class BoardgymMultiAgentEnv(MultiAgentEnv):
         agent = AGENTS[mover]
         action = action_dict.get(agent)
         try:
-            if action is None or isinstance(action, bool) or not isinstance(action, (int, np.integer, np.ndarray)):
-                raise IllegalActionError(f"{agent} is to move and sent {action!r}")
-            played = int(np.asarray(action).reshape(()))
-            self.state = game.apply(self.state, played)
-        except (IllegalActionError, TypeError, ValueError):
+            self.state = game.apply(self.state, _action_index(action))
+        except (IllegalActionError, TypeError, ValueError, OverflowError):
             rewards: MultiAgentDict = {agent: -1.0, AGENTS[1 - mover]: 0.0}
             infos: MultiAgentDict = {agent: {"illegal_action": action}}
             return self._end(rewards, truncated=False, infos=infos)
@@ -161,6 +158,18 @@ class RLModuleAgent(BaseAgent):
         with torch.no_grad():
             logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
         return int(np.argmax(np.where(seen["action_mask"] > 0, logits, -np.inf)))
+
+
+def _action_index(action: Any) -> int:
+    """``action`` as an ``int``: a Python or numpy integer, or an integer array of one element
+    (what RLlib's connectors hand over); anything else (None, bool, float, str) is refused."""
+    if isinstance(action, (bool, np.bool_)) or action is None:
+        raise IllegalActionError(f"action {action!r} is not an integer action index")
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        return int(action.reshape(()))
+    raise IllegalActionError(f"action {action!r} is not an integer action index")
 
 
 def _numpy(value: Any) -> np.ndarray:

@@ -47,7 +47,7 @@ def test_rllib_accepts_the_env_and_a_random_game_ends_well(game: str) -> None:
         env.step({agent: 0})
 
 
-@pytest.mark.parametrize("action", [4, None, "4", 2.5])
+@pytest.mark.parametrize("action", [4, None, "4", 2.5, True, np.array(4.9), np.array([4]), np.array([1, 2])])
 def test_an_illegal_or_missing_action_loses(action) -> None:
     env = BoardgymMultiAgentEnv({"game": "tictactoe"})
     env.reset()
@@ -55,6 +55,14 @@ def test_an_illegal_or_missing_action_loses(action) -> None:
     observations, rewards, terminated, _, infos = env.step({"player_1": action})
     assert terminated["__all__"] and rewards == {"player_1": -1.0, "player_0": 0.0}
     assert "illegal_action" in infos["player_1"] and set(observations) == set(AGENTS)
+
+
+def test_integer_arrays_of_one_element_are_played() -> None:
+    env = BoardgymMultiAgentEnv({"game": "tictactoe"})
+    env.reset()
+    observations, rewards, terminated, _, _ = env.step({"player_0": np.array([4], dtype=np.int64)})
+    assert not terminated["__all__"] and set(observations) == {"player_1"}
+    assert observations["player_1"]["action_mask"][4] == 0
 
 
 def test_game_parameters_and_puzzles() -> None:
