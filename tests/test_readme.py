@@ -6,6 +6,7 @@ own argparse parsers), never run."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import shlex
@@ -149,6 +150,16 @@ def check_python(argv: list[str], command: str, monkeypatch: pytest.MonkeyPatch)
         return
     script = ROOT / argv[0]
     assert script.is_file(), f"README: `{command}` runs {argv[0]}, which does not exist"
+    if script.parent.name == "examples":
+        spec = importlib.util.spec_from_file_location(f"example_{script.stem}", script)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except ImportError as error:  # an optional library (RLlib, Tianshou): the file exists, that is all
+            print(f"{script.name}: options not checked ({error})")
+            return
+        parse_entry_main(lambda argv, prog: module.main(argv), argv[1:], monkeypatch)
     if script.parent.name == "benchmarks":
         module = {"search_strength.py": "boardgym.bench.search_strength:main"}.get(script.name)
         if module is not None:
@@ -168,10 +179,19 @@ def test_the_readme_shows_commands() -> None:
 def test_shell_command_names_what_exists(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
     words = shlex.split(command, comments=True)
     program, argv = words[0], words[1:]
-    program = program.removeprefix(".venv/bin/")
+    program = Path(program).name  # .venv/bin/boardgym, .venv-rllib/bin/pip ...
     if program == "boardgym":
         check_boardgym(argv, command, monkeypatch)
     elif program == "pip" or (program == "python3" and argv[:2] == ["-m", "venv"]):
         check_pip(argv, command)
     elif program == "python":
         check_python(argv, command, monkeypatch)
+
+
+def test_ci_runs_the_readme_s_test_commands() -> None:
+    """.ci/run runs the README's test commands (pip quiet there), the same in substance."""
+    ci = (ROOT / ".ci" / "run").read_text().replace(" -q ", " ")
+    tests = [line for line in blocks("bash")[0].splitlines() if line.startswith("python3 -m venv") and "pytest" in line]
+    assert len(tests) == 2
+    for line in tests:
+        assert line in ci, f".ci/run does not run the README's `{line}`"

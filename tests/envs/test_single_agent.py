@@ -154,3 +154,12 @@ def test_action_masks_on_what_gym_make_returns(env_id: str) -> None:
 def test_the_black_box_has_no_mask_to_offer() -> None:
     env = gym.make("boardgym/BlackBox-v0")
     assert not hasattr(env, "action_masks") and isinstance(env.action_space, gym.spaces.MultiBinary)
+
+
+def test_make_vec_env_gives_maskable_ppo_its_masks() -> None:
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.env_util import make_vec_env
+
+    vec = make_vec_env("boardgym/TicTacToe-v0", n_envs=2, seed=0, env_kwargs={"seat": 1})
+    vec.reset()
+    assert get_action_masks(vec).sum(axis=1).tolist() == [8, 8]  # the opponent opened in both

@@ -1,0 +1,159 @@
+"""A CleanRL-style single-file PPO with action masks on a Gymnasium vector env.
+
+    python examples/cleanrl_ppo_vector.py --game tictactoe --updates 100
+
+``gym.vector.SyncVectorEnv`` with its default autoreset (``NEXT_STEP``): after an episode
+ends, the next ``step`` ignores its action and resets that env. The masks come from
+``infos["action_mask"]``; illegal actions get a logit of ``-inf``. boardgym's convention
+keeps this loop free of NaN: the mask of a finished episode is all ones, never all zeros.
+The transition of that ignored action (reward 0, next observation the new episode's first)
+is kept out of the loss (``valid``), and GAE does not bootstrap across an episode's end.
+The agent's win rate against random before and after training is the last line, as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+
+import boardgym  # noqa: F401  (registers the gym ids)
+from boardgym import make_game
+from boardgym.agents.base import BaseAgent
+from boardgym.evaluate import play_games
+from boardgym.game import Game
+from boardgym.games import GAMES
+
+
+class ActorCritic(nn.Module):
+    def __init__(self, inputs: int, actions: int, hidden: int = 64) -> None:
+        super().__init__()
+        self.actor = nn.Sequential(nn.Linear(inputs, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
+        self.logits = nn.Linear(hidden, actions)
+        self.critic = nn.Sequential(
+            nn.Linear(inputs, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
+        )
+
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        logits = self.logits(self.actor(obs))
+        return torch.where(mask, logits, torch.tensor(-torch.inf))
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.critic(obs).squeeze(-1)
+
+
+class NetworkAgent(BaseAgent):
+    """The most probable legal move of the network, for boardgym's evaluation."""
+
+    def __init__(self, game: Game, net: ActorCritic) -> None:
+        super().__init__(game)
+        self.net = net
+
+    def act(self, game: Game, state: Any) -> int:
+        obs = torch.as_tensor(game.observation(state, game.current_player(state))).flatten()[None]
+        mask = torch.as_tensor(game.legal_mask(state), dtype=torch.bool)[None]
+        with torch.no_grad():
+            return int(self.net.masked_logits(obs, mask).argmax())
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
+    parser.add_argument("--num-envs", type=int, default=8)
+    parser.add_argument("--num-steps", type=int, default=128, help="steps per env per update")
+    parser.add_argument("--updates", type=int, default=100)
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--minibatches", type=int, default=4)
+    parser.add_argument("--lr", type=float, default=2.5e-3)
+    parser.add_argument("--gamma", type=float, default=0.99)
+    parser.add_argument("--gae-lambda", type=float, default=0.95)
+    parser.add_argument("--clip", type=float, default=0.2)
+    parser.add_argument("--ent-coef", type=float, default=0.01)
+    parser.add_argument("--eval-games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    torch.manual_seed(args.seed)
+    game = make_game(args.game)
+    env_id = f"boardgym/{GAMES[args.game].gym_name}-v0"
+    envs = gym.vector.SyncVectorEnv([lambda: gym.make(env_id, opponent="random") for _ in range(args.num_envs)])
+    inputs = int(np.prod(envs.single_observation_space.shape))
+    n_actions = int(envs.single_action_space.n)
+    net = ActorCritic(inputs, n_actions)
+    optimizer = torch.optim.Adam(net.parameters(), lr=args.lr, eps=1e-5)
+
+    def win_rate() -> float:
+        return play_games(game, NetworkAgent(game, net), "random", args.eval_games, seed=args.seed).win_rate
+
+    before = win_rate()
+    T, N = args.num_steps, args.num_envs
+    obs_buf = torch.zeros(T, N, inputs)
+    mask_buf = torch.zeros(T, N, n_actions, dtype=torch.bool)
+    actions, logprobs, rewards, values = (torch.zeros(T, N) for _ in range(4))
+    dones, valid = torch.zeros(T, N), torch.zeros(T, N, dtype=torch.bool)
+
+    observations, infos = envs.reset(seed=args.seed)
+    obs = torch.as_tensor(observations, dtype=torch.float32).flatten(1)
+    mask = torch.as_tensor(np.asarray(infos["action_mask"], dtype=bool))
+    ended = torch.zeros(N, dtype=torch.bool)  # the last step ended an episode: this step only resets
+    for update in range(args.updates):
+        for t in range(T):
+            obs_buf[t], mask_buf[t], valid[t] = obs, mask, ~ended
+            with torch.no_grad():
+                dist = torch.distributions.Categorical(logits=net.masked_logits(obs, mask))
+                action = dist.sample()
+                logprobs[t], values[t] = dist.log_prob(action), net.value(obs)
+            actions[t] = action
+            observations, reward, terminated, truncated, infos = envs.step(action.numpy())
+            ended = torch.as_tensor(terminated | truncated)
+            rewards[t], dones[t] = torch.as_tensor(reward, dtype=torch.float32), ended.float()
+            obs = torch.as_tensor(observations, dtype=torch.float32).flatten(1)
+            mask = torch.as_tensor(np.asarray(infos["action_mask"], dtype=bool))
+
+        with torch.no_grad():  # GAE; an episode's end (dones) stops the bootstrap
+            advantages = torch.zeros(T, N)
+            next_value, running = net.value(obs), torch.zeros(N)
+            for t in reversed(range(T)):
+                following = next_value if t == T - 1 else values[t + 1]
+                alive = 1.0 - dones[t]
+                delta = rewards[t] + args.gamma * following * alive - values[t]
+                running = delta + args.gamma * args.gae_lambda * alive * running
+                advantages[t] = running
+            returns = advantages + values
+
+        keep = valid.reshape(-1)
+        b_obs, b_mask = obs_buf.reshape(T * N, -1)[keep], mask_buf.reshape(T * N, -1)[keep]
+        b_actions, b_logprobs = actions.reshape(-1)[keep], logprobs.reshape(-1)[keep]
+        b_adv, b_returns = advantages.reshape(-1)[keep], returns.reshape(-1)[keep]
+        size = len(b_obs)
+        for _ in range(args.epochs):
+            for batch in torch.randperm(size).chunk(args.minibatches):
+                dist = torch.distributions.Categorical(logits=net.masked_logits(b_obs[batch], b_mask[batch]))
+                ratio = (dist.log_prob(b_actions[batch]) - b_logprobs[batch]).exp()
+                adv = b_adv[batch]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip, 1 + args.clip)).mean()
+                value_loss = 0.5 * (net.value(b_obs[batch]) - b_returns[batch]).pow(2).mean()
+                entropy = dist.entropy().mean()
+                loss = policy_loss + 0.5 * value_loss - args.ent_coef * entropy
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+                optimizer.step()
+        finished = rewards[dones.bool()]
+        if finished.numel():
+            print(f"update {update + 1}: {finished.numel()} episodes, mean return {finished.mean():.2f}")
+    envs.close()
+    after = win_rate()
+    results = {"win_rate_before": before, "win_rate_after": after}
+    print(json.dumps(results))
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Tianshou's PettingZoo pattern on a boardgym AEC env: a DQN learner in one seat, Tianshou's
+masked random player in the other.
+
+    pip install -e ".[tianshou]"
+    python examples/tianshou_pettingzoo.py --game tictactoe --epochs 10
+
+``tianshou.env.PettingZooEnv`` wraps ``boardgym.envs.<game>_v0.env()`` as it wraps
+PettingZoo's own classic games: it reads the ``{"observation", "action_mask"}`` observations
+and hands each agent's steps to its own algorithm (``MultiAgentOffPolicyAlgorithm``). The
+learner's win rate against boardgym's random agent, in the learner's seat, before and after
+training is the last line, as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+from typing import Any
+
+import numpy as np
+import torch
+from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+from tianshou.algorithm.optim import AdamOptimizerFactory
+from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv
+from tianshou.env.pettingzoo_env import PettingZooEnv
+from tianshou.trainer import OffPolicyTrainerParams
+from tianshou.utils.net.common import Net
+
+from boardgym import make_agent, make_game
+from boardgym.agents.base import BaseAgent
+from boardgym.evaluate.match import play_match
+from boardgym.game import Game
+
+
+class QAgent(BaseAgent):
+    """The legal move of highest Q-value, for boardgym's evaluation."""
+
+    def __init__(self, game: Game, net: Net) -> None:
+        super().__init__(game)
+        self.net = net
+
+    def act(self, game: Game, state: Any) -> int:
+        obs = torch.as_tensor(game.observation(state, game.current_player(state)))[None]
+        with torch.no_grad():
+            q = self.net(obs)[0][0].numpy()
+        return int(np.argmax(np.where(game.legal_mask(state), q, -np.inf)))
+
+
+def win_rate(game: Game, learner: BaseAgent, seat: int, games: int, seed: int) -> float:
+    """Share of ``games`` the learner wins in ``seat`` against random."""
+    opponent = make_agent("random", game, seed=seed)
+    seats = (learner, opponent) if seat == 0 else (opponent, learner)
+    wins = sum(play_match(game, seats, seed, index=i, record_moves=False).winner == seat for i in range(games))
+    return wins / games
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
+    parser.add_argument("--seat", type=int, default=0, choices=[0, 1], help="the learner's seat")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--steps-per-epoch", type=int, default=1000)
+    parser.add_argument("--train-envs", type=int, default=4)
+    parser.add_argument("--updates-per-step", type=float, default=0.5, help="gradient steps per env step")
+    parser.add_argument("--eval-games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    module = importlib.import_module(f"boardgym.envs.{args.game}_v0")
+
+    def make_env() -> PettingZooEnv:
+        return PettingZooEnv(module.env())
+
+    env = make_env()
+    game = make_game(args.game)
+    net = Net(state_shape=game.observation_shape, action_shape=game.num_actions, hidden_sizes=[128, 128])
+    learner = DQN(
+        policy=DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.2, eps_inference=0.0),
+        optim=AdamOptimizerFactory(lr=1e-3),
+        gamma=0.9,
+        n_step_return_horizon=1,
+        target_update_freq=100,
+    )
+    random_player = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
+    seats = [learner, random_player] if args.seat == 0 else [random_player, learner]
+    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=seats, env=env)
+
+    before = win_rate(game, QAgent(game, net), args.seat, args.eval_games, args.seed)
+    train_envs = DummyVectorEnv([make_env for _ in range(args.train_envs)])
+    train_envs.seed(args.seed)
+    collector = Collector[CollectStats](
+        algorithm, train_envs, VectorReplayBuffer(20_000, len(train_envs)), exploration_noise=True
+    )
+    collector.reset()
+    algorithm.run_training(
+        OffPolicyTrainerParams(
+            training_collector=collector,
+            test_collector=None,
+            max_epochs=args.epochs,
+            epoch_num_steps=args.steps_per_epoch,
+            collection_step_num_env_steps=8,
+            batch_size=64,
+            update_step_num_gradient_steps_per_sample=args.updates_per_step,
+            test_in_training=False,
+            verbose=False,
+            multi_agent_return_reduction=lambda returns: returns[:, args.seat],
+            show_progress=False,
+        )
+    )
+    net.eval()
+    after = win_rate(game, QAgent(game, net), args.seat, args.eval_games, args.seed)
+    results = {"win_rate_before": before, "win_rate_after": after}
+    print(json.dumps(results))
+    return results
+
+
+if __name__ == "__main__":
+    main()
