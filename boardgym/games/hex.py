@@ -201,7 +201,12 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         winner. So the rest of the game is one random split of the empty cells (the player to
         move gets the extra one when their number is odd) and one flood fill of the full
         board. The swap move is not a cell: while it may still come, moves are played one by
-        one as ``generic_playout`` plays them."""
+        one as ``generic_playout`` plays them.
+
+        The split draws one random bit per board position and keeps the draw when the empty
+        cells hold exactly the mover's share of ones (conditioned on its size, a set of fair
+        coin flips is a uniformly random subset): a few calls into the generator rather than
+        one per cell."""
         while self.swap and self._swap_ahead(state):
             legal = self.legal_actions(state)
             state = self.apply(state, legal[int(rng.random() * len(legal))])
@@ -209,11 +214,16 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             return self.returns(state)[player]
         black, white = state.stones
         empty_bits = self.board_bits & ~(black | white)
-        empty = [bit for bit in self.cell_bits if empty_bits & bit]
-        mover_cells = sum(rng.sample(empty, (len(empty) + 1) // 2))
+        share = (empty_bits.bit_count() + 1) // 2
+        positions = self.stride * self.size
+        getrandbits = rng.getrandbits
+        while True:
+            mover_cells = getrandbits(positions) & empty_bits
+            if mover_cells.bit_count() == share:
+                break
         black |= mover_cells if state.player == BLACK else empty_bits ^ mover_cells
         top, bottom = self.edges[BLACK]
-        black_wins = bool(self.flood(black & top, black) & bottom)
+        black_wins = bool(self.flood(black & top | state.groups[0], black) & bottom)
         return 1.0 if black_wins == (player == BLACK) else -1.0
 
     @property
