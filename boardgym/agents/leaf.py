@@ -81,6 +81,21 @@ class RolloutEvaluator:
             values.append(sum(playout(state, player, generator) for _ in range(rollouts)) / rollouts)
         return values
 
+    def value_function(self, game: Game) -> Callable[[Any], float]:
+        """``values`` for one state at a time: the function a search calls per leaf (same
+        generator, same draws, no lists)."""
+        self.values(game, [])  # picks the playout for this game
+        playout, generator, rollouts, current_player = self._playout, self._random, self.rollouts, game.current_player
+        assert playout is not None
+        if rollouts == 1:
+            return lambda state: playout(state, current_player(state), generator)
+
+        def value(state: Any) -> float:
+            player = current_player(state)
+            return sum(playout(state, player, generator) for _ in range(rollouts)) / rollouts
+
+        return value
+
     def playout(self, game: Game, state: Any, player: Player) -> float:
         """One random game from ``state`` to the end with this evaluator's generator, by the
         generic loop; the return for ``player``."""

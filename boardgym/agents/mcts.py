@@ -214,28 +214,99 @@ class MCTS:
         limit = self.simulations
         batch = self.batch_size
         values_only = self._values if self.c_puct is None else None  # UCT reads no priors
-        while limit is None or done < limit:
-            if batch == 1 and values_only:  # plain UCT: one leaf at a time, no prior arrays
-                leaf = self._select(root)
-                node = leaf.node
-                if node.terminal:
-                    returns = node.terminal_returns
-                    value = returns[node.player] if returns else 0.0
-                else:
-                    value = values_only(self.game, [node.state])[0]
-                    self._expand(node, None)
-                self._backup(leaf.path, node.player, value, virtual=False)
-                done += 1
-            else:
+        if batch == 1 and values_only:  # plain UCT: one leaf at a time, no prior arrays
+            done = self._run_uct(root, limit, deadline)
+        else:
+            while limit is None or done < limit:
                 want = batch if limit is None else min(batch, limit - done)
                 leaves = self._gather(root, want)
                 self._evaluate(leaves)
                 done += max(1, len(leaves))
-            if deadline is not None and _time.perf_counter() >= deadline:
-                break
+                if deadline is not None and _time.perf_counter() >= deadline:
+                    break
         self.last_simulations = done
         self.last_seconds = _time.perf_counter() - start
         return root
+
+    def _run_uct(self, root: Node, limit: int | None, deadline: float | None) -> int:
+        """Plain UCT with a values-only evaluator, one leaf at a time, until the budget ends;
+        returns the simulations run. The same selection, expansion, evaluation and backup as
+        ``_select``/``_expand``/``_backup`` (and the same draws from the generators), in one
+        loop over local names: this is the ``mcts`` agent's whole search. A rollout evaluator
+        with one rollout per leaf is asked for one value at a time, without lists."""
+        game = self.game
+        apply = game.apply
+        legal_actions = game.legal_actions
+        evaluator = self._evaluator
+        one_value = evaluator.value_function(game) if isinstance(evaluator, RolloutEvaluator) else None
+        values = self._values
+        assert values is not None
+        draw = self._random.random
+        c_uct = self.c_uct
+        log, sqrt = math.log, math.sqrt
+        clock = _time.perf_counter
+        done = 0
+        nodes: list[Node] = []
+        edges: list[int] = []
+        while limit is None or done < limit:
+            node = root
+            nodes.clear()
+            edges.clear()
+            while True:  # selection: down the tree to a node not yet in it, or a terminal one
+                if node.terminal or not node.expanded:  # (a node left unexpanded by a batched search)
+                    if node.terminal:
+                        returns = node.terminal_returns
+                        value = returns[node.player] if returns else 0.0
+                    else:
+                        value = values(game, [node.state])[0]
+                        self._expand(node, None)
+                    break
+                actions = node.actions
+                i = node.untried
+                if i < len(actions):  # first tries in a random order
+                    j = i + int(draw() * (len(actions) - i))
+                    actions[i], actions[j] = actions[j], actions[i]
+                    node.untried = i + 1
+                else:
+                    explore = c_uct * sqrt(log(node.n))
+                    scores = [q + explore * r for q, r in zip(node.edge_q, node.edge_r, strict=True)]
+                    i = scores.index(max(scores))
+                nodes.append(node)
+                edges.append(i)
+                child = node.children[i]
+                if child is None:  # expansion and evaluation of the new node
+                    node.children[i] = child = Node(game, apply(node.state, actions[i]))
+                    if child.terminal:
+                        returns = child.terminal_returns
+                        value = returns[child.player] if returns else 0.0
+                    else:
+                        state = child.state
+                        value = one_value(state) if one_value is not None else values(game, [state])[0]
+                        moves = list(legal_actions(state))  # our own copy: selection reorders it
+                        count = len(moves)
+                        child.actions = moves
+                        child.children = [None] * count
+                        child.edge_n = [0.0] * count
+                        child.edge_w = [0.0] * count
+                        child.edge_q = [0.0] * count
+                        child.edge_r = [0.0] * count
+                        child.expanded = True
+                    node = child
+                    break
+                node = child
+            leaf_player = node.player
+            for node, i in zip(nodes, edges, strict=True):  # backup
+                n = node.edge_n[i] + 1
+                w = node.edge_w[i] + (value if node.player == leaf_player else -value)
+                node.edge_n[i] = n
+                node.edge_w[i] = w
+                node.n += 1
+                node.edge_q[i] = w / n
+                node.edge_r[i] = n**-0.5
+            done += 1
+            if deadline is not None and clock() >= deadline:
+                break
+        return done
 
     def gather_leaves(self, state: Any, k: int) -> list[Leaf]:
         """Up to ``k`` leaves to evaluate from ``state``'s tree, virtual loss applied on their

@@ -53,9 +53,6 @@ _TWO_PLANE_BITS = np.stack((_PLANE_BITS, _PLANE_BITS + _BOARD_BITS))  # own boar
 _MIRROR_BITS = [HEIGHT * (COLUMNS - 1 - bit // HEIGHT) + bit % HEIGHT for bit in range(_BOARD_BITS)]
 _MIRROR_ACTIONS = np.arange(COLUMNS)[::-1].copy()
 _COLUMNS = range(COLUMNS)
-# The four shifts that pair a cell with its neighbour in a line: vertical, horizontal, diagonals.
-_V, _H, _D1, _D2 = 1, HEIGHT, HEIGHT - 1, HEIGHT + 1
-_V2, _H2, _D1X2, _D2X2 = 2 * _V, 2 * _H, 2 * _D1, 2 * _D2
 
 
 def _lines_of_four() -> tuple[int, ...]:
@@ -105,6 +102,8 @@ def _win_checks() -> dict[int, tuple[Any, ...]]:
 
 
 _WIN_CHECKS = _win_checks()
+# For playouts: a cell's four checks followed by the cell above it (0 at the top row).
+_PLAYOUT_CELLS = {cell: (*checks, 0 if cell & _TOPS else cell << 1) for cell, checks in _WIN_CHECKS.items()}
 
 ONGOING, DRAW = -1, 2
 
@@ -183,8 +182,8 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         """A uniformly random game from ``state`` to the end; the result for ``player``.
 
         The same bitboards as ``apply``, without a state per move: the open columns and the
-        next free cell of each column are kept as they change, and only the mover's board is
-        tested for four in a row."""
+        next free cell of each column are kept as they change, and each new disc is tested
+        for four in a row as ``apply`` tests it (the patterns on its lines)."""
         # ``mine`` is always the board of the player about to move, ``sign`` their result.
         mine, occupied, to_move, outcome = state
         if outcome != ONGOING:
@@ -195,8 +194,7 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         next_cell = [(occupied + _BOTTOM[c]) & _COLUMN_MASK[c] for c in _COLUMNS]
         n = len(open_columns)
         draw = rng.random
-        tops = _TOPS
-        v, v2, h, h2, d1, d1x2, d2, d2x2 = _V, _V2, _H, _H2, _D1, _D1X2, _D2, _D2X2
+        cells = _PLAYOUT_CELLS
         # Nobody has four before the seventh disc on the board: no tests until then.
         quiet = max(0, 6 - occupied.bit_count())
         while quiet and n:
@@ -204,11 +202,12 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
             column = open_columns[i]
             cell = next_cell[column]
             mine |= cell
-            if cell & tops:
+            above = cells[cell][8]
+            if above:
+                next_cell[column] = above
+            else:
                 n -= 1
                 open_columns[i] = open_columns[n]
-            else:
-                next_cell[column] = cell << 1
             mine, theirs = theirs, mine
             sign = -sign
             quiet -= 1
@@ -217,36 +216,28 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
             column = open_columns[i]
             cell = next_cell[column]
             mine |= cell
-            if (
-                (pairs := mine & mine >> v) & pairs >> v2
-                or (pairs := mine & mine >> h) & pairs >> h2
-                or (pairs := mine & mine >> d1) & pairs >> d1x2
-                or (pairs := mine & mine >> d2) & pairs >> d2x2
-            ):
+            m1, w1, m2, w2, m3, w3, m4, w4, above = cells[cell]
+            if (mine & m1) in w1 or (mine & m2) in w2 or (mine & m3) in w3 or (mine & m4) in w4:
                 return sign
-            if cell & tops:
+            if above:
+                next_cell[column] = above
+            else:
                 n -= 1
                 if not n:
                     break
                 open_columns[i] = open_columns[n]
-            else:
-                next_cell[column] = cell << 1
             i = int(draw() * n)
             column = open_columns[i]
             cell = next_cell[column]
             theirs |= cell
-            if (
-                (pairs := theirs & theirs >> v) & pairs >> v2
-                or (pairs := theirs & theirs >> h) & pairs >> h2
-                or (pairs := theirs & theirs >> d1) & pairs >> d1x2
-                or (pairs := theirs & theirs >> d2) & pairs >> d2x2
-            ):
+            m1, w1, m2, w2, m3, w3, m4, w4, above = cells[cell]
+            if (theirs & m1) in w1 or (theirs & m2) in w2 or (theirs & m3) in w3 or (theirs & m4) in w4:
                 return -sign
-            if cell & tops:
+            if above:
+                next_cell[column] = above
+            else:
                 n -= 1
                 open_columns[i] = open_columns[n]
-            else:
-                next_cell[column] = cell << 1
         return 0.0
 
     def observation(self, state: ConnectFourState, player: Player) -> Planes:

@@ -20,16 +20,23 @@ the pie rule, so each colour keeps its own pair of edges). Hex has no draws: a f
 always holds exactly one winning chain.
 
 Bitboards use a row stride of ``size + 1``: the extra, always-empty column stops the six
-neighbour shifts from wrapping from one row into the next, so winner detection is a
-bit-parallel flood fill of a handful of shifts per step, fast on 19x19.
+neighbour shifts from wrapping from one row into the next, so a flood fill is a handful of
+shifts per step, fast on 19x19.
+
+A state also carries what the rules would otherwise recompute at every move, all of it a
+function of the stones (so equal positions are equal states, whatever the move order):
+``groups``, each player's stones joined to each of its two edges, and ``free``, the empty
+cells' actions in ascending order. A move then tests the new stone's neighbours against the
+edge groups (a win is a stone that touches both), floods only the stones it newly joins to an
+edge, and takes its cell out of ``free``; the legal moves are a copy of ``free``.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from itertools import chain
-from operator import getitem
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 import numpy as np
@@ -47,11 +54,19 @@ SWAP_TEXT = "swap"
 
 class HexState(NamedTuple):
     """``stones[p]``: player p's bitboard (bit ``y * (size + 1) + x``); ``player``: to move;
-    ``outcome``: -1 ongoing, else the winner (0 Black, 1 White)."""
+    ``outcome``: -1 ongoing, else the winner (0 Black, 1 White); ``groups``: (Black's stones
+    joined to its near edge, to its far edge, White's the same); ``free``: the empty cells'
+    actions, ascending (``bytes`` up to 15x15, whose actions fit in a byte: a move's copy is
+    then one block copy, and the legal list is made of cached small ints; a tuple above). ``Hex.state(black, white, player)`` builds one from the stones."""
 
     stones: tuple[int, int]
     player: int
     outcome: int
+    groups: tuple[int, int, int, int]
+    free: bytes | tuple[Action, ...]
+
+
+_new_state = tuple.__new__  # HexState's fields in one tuple: cheaper than the NamedTuple's __new__
 
 
 class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRandomPlayout[HexState]):
@@ -77,16 +92,11 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         row0 = sum(self.cell_bits[:n])
         column0 = sum(self.cell_bits[y * n] for y in range(n))
         self.edges = ((row0, row0 << (stride * (n - 1))), (column0, column0 << (n - 1)))
-        # _byte_actions[i][b]: the actions of the cells set in byte value b at byte i of a
-        # bitboard, so the legal moves come from one to_bytes() and a table look-up per byte.
-        action_of_bit = {bit.bit_length() - 1: a for a, bit in enumerate(self.cell_bits)}
-        self._num_bytes = (stride * n + 7) // 8
-        self._byte_actions = tuple(
-            tuple(
-                tuple(action_of_bit[8 * i + j] for j in range(8) if b >> j & 1 and 8 * i + j in action_of_bit)
-                for b in range(256)
-            )
-            for i in range(self._num_bytes)
+        # Per player and cell: the cell's bit, its neighbours, and whether it lies on the
+        # player's near and far edges (what a move reads, in one look-up).
+        self._moves = tuple(
+            tuple((bit, self.neighbours(bit), bool(bit & near), bool(bit & far)) for bit in self.cell_bits)
+            for near, far in self.edges
         )
         bit = self.cell_bits
         self._mirror = {bit[y * n + x]: bit[x * n + y] for y in range(n) for x in range(n)}
@@ -97,24 +107,42 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         # The half turn keeps each colour's pair of edges (and commutes with the swap mirror).
         self._half_turn = cell_targets(n, square_symmetries(n)[2], stride)
         self._half_turn_actions = np.array([*range(n * n - 1, -1, -1), *([n * n] if self.swap else [])])
+        self._free_type: Callable[[Iterable[Action]], bytes | tuple[Action, ...]] = bytes if n * n <= 256 else tuple
+        self._initial = self.state(0, 0, BLACK)
 
     def params(self) -> dict[str, object]:
         return {"size": self.size, "swap": self.swap}
 
     # -- rules --------------------------------------------------------------------------------
     def initial_state(self) -> HexState:
-        return HexState((0, 0), BLACK, ONGOING)
+        return self._initial
+
+    def state(self, black: int, white: int, player: Player) -> HexState:
+        """The position with these bitboards and ``player`` to move, its winner (if any), edge
+        groups and free cells computed from scratch."""
+        if black & white or (black | white) & ~self.board_bits or player not in (BLACK, WHITE):
+            raise BoardgymError(
+                f"bitboards black={black:#x}, white={white:#x} with player {player!r} are not a {self.size}x"
+                f"{self.size} Hex position (stones on distinct cells of the board, player 0 or 1)"
+            )
+        groups = []
+        for stones, (near, far) in zip((black, white), self.edges, strict=True):
+            groups += [self.flood(stones & near, stones), self.flood(stones & far, stones)]
+        outcome = ONGOING
+        for side in (BLACK, WHITE):
+            if groups[2 * side] & groups[2 * side + 1]:
+                outcome = side
+        occupied = black | white
+        free = self._free_type(a for a, bit in enumerate(self.cell_bits) if not occupied & bit)
+        return HexState((black, white), player, outcome, (groups[0], groups[1], groups[2], groups[3]), free)
 
     def current_player(self, state: HexState) -> Player:
         return state.player
 
     def legal_actions(self, state: HexState) -> list[Action]:
-        if state.outcome != ONGOING:
+        if state[2] != ONGOING:
             return []
-        black, white = state.stones
-        empty = self.board_bits & ~(black | white)
-        # Byte by byte through the tables, with the loop in C (chain/map): the hottest line of a playout.
-        legal = list(chain.from_iterable(map(getitem, self._byte_actions, empty.to_bytes(self._num_bytes, "little"))))
+        legal = list(state[4])
         if self.swap and self._swap_allowed(state):
             legal.append(self.num_cells)
         return legal
@@ -122,21 +150,40 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
     def apply(self, state: HexState, action: Action) -> HexState:
         if type(action) is not int:
             action = as_action(action)
-        stones, player, outcome = state
-        if outcome != ONGOING or not 0 <= action < self.num_actions:
-            self.raise_illegal(state, action)
-        if action == self.num_cells:  # the swap action (only in range when swap=True)
-            if not self._swap_allowed(state):
+        stones, player, outcome, groups, free = state
+        try:
+            bit, around, on_near, on_far = self._moves[player][action]
+        except (IndexError, TypeError):  # the swap action, or not a cell
+            if action != self.swap_action or not self._swap_allowed(state) or outcome != ONGOING:
                 self.raise_illegal(state, action)
-            return HexState((0, self._mirror[stones[BLACK]]), BLACK, ONGOING)
-        bit = self.cell_bits[action]
-        if (stones[0] | stones[1]) & bit:
+            return self.state(0, self._mirror[stones[BLACK]], BLACK)
+        black, white = stones
+        if outcome != ONGOING or action < 0 or (black | white) & bit:
             self.raise_illegal(state, action)
-        mine = stones[player] | bit
-        new_stones = (mine, stones[1]) if player == BLACK else (stones[0], mine)
-        if self._joins_edges(mine, bit, player):
-            outcome = player
-        return HexState(new_stones, 1 - player, outcome)
+        i = bisect_left(free, action)
+        free = free[:i] + free[i + 1 :]  # type: ignore[operator]  # bytes + bytes or tuple + tuple
+        if player == BLACK:
+            near, far = groups[0], groups[1]
+            mine = black | bit
+        else:
+            near, far = groups[2], groups[3]
+            mine = white | bit
+        # The new stone joins an edge when it lies on it or touches a stone joined to it; then
+        # its chain joins too: the stones not yet joined to that edge that a flood from it
+        # reaches (none to flood when no such stone is next to it).
+        if on_near or around & near:
+            rest = mine & ~near
+            near |= self.flood(bit, rest) if around & rest else bit
+            if on_far or around & far:
+                rest = mine & ~far
+                far |= self.flood(bit, rest) if around & rest else bit  # joined to both edges: a win
+                outcome = player
+        elif on_far or around & far:
+            rest = mine & ~far
+            far |= self.flood(bit, rest) if around & rest else bit
+        if player == BLACK:
+            return _new_state(HexState, ((mine, white), 1, outcome, (near, far, groups[2], groups[3]), free))
+        return _new_state(HexState, ((black, mine), 0, outcome, (groups[0], groups[1], near, far), free))
 
     def is_terminal(self, state: HexState) -> bool:
         return state.outcome != ONGOING
@@ -156,7 +203,12 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         winner. So the rest of the game is one random split of the empty cells (the player to
         move gets the extra one when their number is odd) and one flood fill of the full
         board. The swap move is not a cell: while it may still come, moves are played one by
-        one as ``generic_playout`` plays them."""
+        one as ``generic_playout`` plays them.
+
+        The split draws one random bit per board position and keeps the draw when the empty
+        cells hold exactly the mover's share of ones (conditioned on its size, a set of fair
+        coin flips is a uniformly random subset): a few calls into the generator rather than
+        one per cell."""
         while self.swap and self._swap_ahead(state):
             legal = self.legal_actions(state)
             state = self.apply(state, legal[int(rng.random() * len(legal))])
@@ -164,11 +216,16 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             return self.returns(state)[player]
         black, white = state.stones
         empty_bits = self.board_bits & ~(black | white)
-        empty = [bit for bit in self.cell_bits if empty_bits & bit]
-        mover_cells = sum(rng.sample(empty, (len(empty) + 1) // 2))
+        share = (empty_bits.bit_count() + 1) // 2
+        positions = self.stride * self.size
+        getrandbits = rng.getrandbits
+        while True:
+            mover_cells = getrandbits(positions) & empty_bits
+            if mover_cells.bit_count() == share:
+                break
         black |= mover_cells if state.player == BLACK else empty_bits ^ mover_cells
         top, bottom = self.edges[BLACK]
-        black_wins = bool(self.flood(black & top, black) & bottom)
+        black_wins = bool(self.flood(black & top | state.groups[0], black) & bottom)
         return 1.0 if black_wins == (player == BLACK) else -1.0
 
     @property
@@ -212,7 +269,7 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         maps (see ``boardgym.games.symmetry``)."""
         black, white = (permute_bits(bits, self._half_turn) for bits in state.stones)
         identity = np.arange(self.num_actions)
-        return [(state, identity), (state._replace(stones=(black, white)), self._half_turn_actions)]
+        return [(state, identity), (self.state(black, white, state.player), self._half_turn_actions)]
 
     def symmetries(self, state: HexState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
         """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""
@@ -304,6 +361,7 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         return state.player == WHITE and not white and black.bit_count() == 1
 
     def _joins_edges(self, stones: int, start: int, player: Player) -> bool:
+        """Whether the chain of ``stones`` through ``start`` joins ``player``'s two edges."""
         near, far = self.edges[player]
         if not (stones & near and stones & far):
             return False

@@ -24,7 +24,7 @@ def board(game: Hex, text: str, player: int) -> HexState:
     for index, mark in enumerate(cells):
         if mark in "XO":
             stones["XO".index(mark)] |= game.cell_bits[index]
-    return HexState((stones[0], stones[1]), player, -1)
+    return game.state(stones[0], stones[1], player)
 
 
 def play(game: Hex, state: HexState, *moves: str) -> HexState:
@@ -212,7 +212,7 @@ def test_a_full_board_always_has_a_winner() -> None:
     for _ in range(20):
         cells = rng.permutation(25)
         stones = [sum(game.cell_bits[c] for c in cells[:13]), sum(game.cell_bits[c] for c in cells[13:])]
-        full = HexState((stones[0], stones[1]), 0, -1)
+        full = game.state(stones[0], stones[1], 0)
         assert connected(game, full, 0) != connected(game, full, 1)
 
 
@@ -299,3 +299,39 @@ def test_flood_grows_a_group_through_the_given_cells_only() -> None:
     left, right = game.edges[1]
     assert top == sum(game.cell_bits[:4]) and bottom == sum(game.cell_bits[12:])
     assert left == sum(game.cell_bits[0::4]) and right == sum(game.cell_bits[3::4])
+
+
+@pytest.mark.parametrize("size, swap", [(3, False), (5, True), (11, False), (19, False)])
+def test_states_built_move_by_move_equal_states_built_from_the_stones(size: int, swap: bool) -> None:
+    """The groups and free cells a move carries forward are what a fresh computation gives,
+    and the winner is the one a flood fill of the full board finds (random games)."""
+    game = Hex(size, swap=swap)
+    rng = np.random.default_rng(size)
+    for _ in range(6 if size > 5 else 40):
+        state = game.initial_state()
+        while True:
+            black, white = state.stones
+            fresh = game.state(black, white, state.player)
+            assert state == fresh and hash(state) == hash(fresh)
+            assert tuple(state.free) == tuple(a for a in range(size * size) if not (black | white) & game.cell_bits[a])
+            won = [connected(game, state, side) for side in (0, 1)]
+            assert state.outcome == (0 if won[0] else 1 if won[1] else -1)
+            if game.is_terminal(state):
+                break
+            legal = game.legal_actions(state)
+            state = game.apply(state, legal[int(rng.integers(len(legal)))])
+
+
+def test_transpositions_are_equal_states() -> None:
+    game = Hex(7)
+    one = play(game, game.initial_state(), "d4", "c5", "e3", "b2")
+    two = play(game, game.initial_state(), "e3", "b2", "d4", "c5")
+    assert one == two and hash(one) == hash(two) and one.groups == two.groups and one.free == two.free
+
+
+def test_state_refuses_overlapping_or_off_board_stones() -> None:
+    game = Hex(3)
+    with pytest.raises(BoardgymError, match="not a 3x3 Hex position"):
+        game.state(1, 1, 0)
+    with pytest.raises(BoardgymError, match="not a 3x3 Hex position"):
+        game.state(1 << 3, 0, 0)  # the padding column
