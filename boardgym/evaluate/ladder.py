@@ -45,7 +45,7 @@ class Ladder:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-PRETRAINED_SPEC = "alphazero:pretrained=true,simulations=200"
+PRETRAINED_SPEC = "alphazero:pretrained=true,simulations=200,batch=8"
 
 LADDERS: dict[str, Ladder] = {
     "tictactoe": Ladder(
