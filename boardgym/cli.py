@@ -1,4 +1,4 @@
-"""The ``boardgym`` command: list, play, render, serve, replay, train, evaluate, solve, bench.
+"""The ``boardgym`` command: list, play, render, serve, replay, train, evaluate, grade, solve, bench.
 
 Each subcommand is an ``_add_<name>`` function that declares its parser and handler; a new
 subcommand is one more such function and one line in ``COMMANDS``.
@@ -29,6 +29,9 @@ BENCHES: dict[str, Entry] = {
     "selfplay": Entry(
         "boardgym.bench.selfplay_speed:main",
         "AlphaZero self-play positions/s here and on Ray actors; the cluster cost model's figures",
+    ),
+    "solver": Entry(
+        "boardgym.bench.solver_speed:main", "the Connect Four solver on Pons's test sets: time per position vs targets"
     ),
 }
 
@@ -339,6 +342,22 @@ def _run_entry(
     return int(run(extra, prog=f"boardgym {command} {name}") or 0)
 
 
+# -- grade --------------------------------------------------------------------------------------
+def _add_grade(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "grade",
+        help="mistake rate of an agent on solved positions: boardgym grade GAME --agent SPEC",
+        add_help=False,
+    )
+    parser.set_defaults(handler=_grade, passes_extra=True)
+
+
+def _grade(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardgym.evaluate.grade import main as grade_main
+
+    return grade_main(extra, prog="boardgym grade")
+
+
 # -- evaluate -----------------------------------------------------------------------------------
 def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
@@ -490,6 +509,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_bench,
     _add_solve,
     _add_evaluate,
+    _add_grade,
     _add_ladder,
 ]
 

@@ -32,6 +32,7 @@ or loss (the window ``(-1, 1)``), much faster in the opening.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from boardgym.games.connect_four import COLUMNS, ONGOING, ROWS, ConnectFour, ConnectFourState
 from boardgym.types import Action, BoardgymError, IllegalActionError
@@ -103,89 +104,19 @@ class Solver:
     def __init__(self, table_limit: int = _TABLE_LIMIT) -> None:
         self.table: dict[int, int] = {}
         self.table_limit = table_limit
-        self.nodes = 0
         self._deadline: float | None = None
+        self._counter = [0]
+        self._search = _make_search(self)
 
     def clear(self) -> None:
         self.table.clear()
 
-    # -- the search ---------------------------------------------------------------------
+    @property
+    def nodes(self) -> int:
+        return self._counter[0]
+
     def _negamax(self, current: int, mask: int, moves: int, alpha: int, beta: int) -> int:
-        """Score of the position (``current``: mover's stones, ``mask``: all stones, ``moves``:
-        their count) within ``(alpha, beta)``: exact inside it, else a bound on the side of the
-        window it fell. The mover cannot win at once (the caller checked)."""
-        self.nodes = nodes = self.nodes + 1
-        if not nodes & _CHECK_EVERY and self._deadline is not None and time.perf_counter() > self._deadline:
-            raise _Interrupt
-        opponent = current ^ mask
-        possible = (mask + _BOTTOM) & _BOARD
-        threats = winning_cells(opponent, mask)
-        forced = possible & threats
-        if forced:
-            if forced & (forced - 1):  # two threats to block: lost in two plies
-                return -((CELLS - moves) // 2)
-            possible = forced
-        candidates = possible & ~(threats >> 1)
-        if not candidates:
-            return -((CELLS - moves) // 2)
-        if moves >= CELLS - 2:
-            return 0
-        low = -((CELLS - 2 - moves) // 2)  # lowest possible score: lose after the opponent's next move
-        if alpha < low:
-            alpha = low
-            if alpha >= beta:
-                return alpha
-        high = (CELLS - 1 - moves) // 2  # highest possible: win with the next stone but one
-        if beta > high:
-            beta = high
-            if alpha >= beta:
-                return beta
-        key = current + mask
-        table = self.table
-        value = table.get(key)
-        if value is not None:
-            if value > _SPLIT:
-                low = value - _LOWER
-                if alpha < low:
-                    alpha = low
-                    if alpha >= beta:
-                        return alpha
-            else:
-                high = value + MIN_SCORE - 1
-                if beta > high:
-                    beta = high
-                    if alpha >= beta:
-                        return beta
-        # Order the candidate moves by the threats they create (centre first among equals).
-        if candidates & (candidates - 1):
-            scored = []
-            for column_mask in _ORDERED_MASKS:
-                move = candidates & column_mask
-                if move:
-                    scored.append((winning_cells(current | move, mask).bit_count(), move))
-            if len(scored) > 1:
-                scored.sort(key=_first, reverse=True)
-            ordered = [move for _, move in scored]
-        else:
-            ordered = [candidates]
-        child_mask_base = mask
-        next_moves = moves + 1
-        negamax = self._negamax
-        for move in ordered:
-            # The child's mover is the opponent; its stones are ``current ^ mask`` of the child.
-            child_mask = child_mask_base | move
-            score = -negamax(opponent, child_mask, next_moves, -beta, -alpha)
-            if score >= beta:
-                if len(table) >= self.table_limit:
-                    table.clear()
-                table[key] = score + _LOWER
-                return score
-            if score > alpha:
-                alpha = score
-        if len(table) >= self.table_limit:
-            table.clear()
-        table[key] = alpha - MIN_SCORE + 1
-        return alpha
+        return self._search(current, mask, moves, alpha, beta)
 
     def solve(self, state: ConnectFourState, *, weak: bool = False, deadline: float | None = None) -> int:
         """The exact score of ``state`` for the player to move (Pons's convention).
@@ -263,6 +194,136 @@ class Solver:
             child = (current ^ mask, child_mask, 1 - player, ONGOING)
             scores[column] = -self.solve(child, weak=weak)
         return scores
+
+
+def _make_search(solver: Solver) -> Callable[[int, int, int, int, int], int]:
+    """The negamax of ``solver`` as a closure over its table and node counter: every name the
+    hot loop reads is a local or a default argument (the search is pure-Python bound, so
+    this matters), and the threat computation is written out inline."""
+    table = solver.table
+    counter = solver._counter
+    clock = time.perf_counter
+
+    def negamax(
+        current: int,
+        mask: int,
+        moves: int,
+        alpha: int,
+        beta: int,
+        board: int = _BOARD,
+        bottom: int = _BOTTOM,
+        cells: int = CELLS,
+        ordered_masks: tuple[int, ...] = _ORDERED_MASKS,
+        split: int = _SPLIT,
+        lower: int = _LOWER,
+        upper: int = 1 - MIN_SCORE,
+        check: int = _CHECK_EVERY,
+    ) -> int:
+        """Score of the position (``current``: mover's stones, ``mask``: all stones, ``moves``:
+        their count) within ``(alpha, beta)``: exact inside it, else a bound on the side of the
+        window it fell. The mover cannot win at once (the caller made sure)."""
+        nodes = counter[0] = counter[0] + 1
+        if not nodes & check and solver._deadline is not None and clock() > solver._deadline:
+            raise _Interrupt
+        p = current ^ mask  # the opponent's stones: where could they win next?
+        free = board ^ mask
+        t = (p << 1) & (p << 2) & (p << 3)
+        q = (p << 7) & (p << 14)
+        t |= q & ((p << 21) | (p >> 7))
+        q = (p >> 7) & (p >> 14)
+        t |= q & ((p << 7) | (p >> 21))
+        q = (p << 6) & (p << 12)
+        t |= q & ((p << 18) | (p >> 6))
+        q = (p >> 6) & (p >> 12)
+        t |= q & ((p << 6) | (p >> 18))
+        q = (p << 8) & (p << 16)
+        t |= q & ((p << 24) | (p >> 8))
+        q = (p >> 8) & (p >> 16)
+        t |= q & ((p << 8) | (p >> 24))
+        t &= free
+        possible = (mask + bottom) & board
+        forced = possible & t
+        if forced:
+            if forced & (forced - 1):  # two threats to block: lost in two plies
+                return -((cells - moves) // 2)
+            possible = forced
+        candidates = possible & ~(t >> 1)  # never play right under an opponent's threat
+        if not candidates:
+            return -((cells - moves) // 2)
+        if moves >= cells - 2:
+            return 0
+        bound = -((cells - 2 - moves) // 2)  # the lowest score left: lose after the next two plies
+        if alpha < bound:
+            alpha = bound
+            if alpha >= beta:
+                return alpha
+        bound = (cells - 1 - moves) // 2  # the highest: win with the stone after next
+        if beta > bound:
+            beta = bound
+            if alpha >= beta:
+                return beta
+        key = current + mask
+        value = table.get(key)
+        if value is not None:
+            if value > split:
+                value -= lower
+                if alpha < value:
+                    alpha = value
+                    if alpha >= beta:
+                        return alpha
+            else:
+                value -= upper
+                if beta > value:
+                    beta = value
+                    if alpha >= beta:
+                        return beta
+        moves += 1
+        if candidates & (candidates - 1):
+            # Order by the number of threats each move makes, centre first among equals.
+            scored = []
+            for column in ordered_masks:
+                move = candidates & column
+                if move:
+                    c = current | move
+                    w = (c << 1) & (c << 2) & (c << 3)
+                    q = (c << 7) & (c << 14)
+                    w |= q & ((c << 21) | (c >> 7))
+                    q = (c >> 7) & (c >> 14)
+                    w |= q & ((c << 7) | (c >> 21))
+                    q = (c << 6) & (c << 12)
+                    w |= q & ((c << 18) | (c >> 6))
+                    q = (c >> 6) & (c >> 12)
+                    w |= q & ((c << 6) | (c >> 18))
+                    q = (c << 8) & (c << 16)
+                    w |= q & ((c << 24) | (c >> 8))
+                    q = (c >> 8) & (c >> 16)
+                    w |= q & ((c << 8) | (c >> 24))
+                    scored.append(((w & free).bit_count(), move))
+            scored.sort(key=_first, reverse=True)
+            for _, move in scored:
+                score = -negamax(p, mask | move, moves, -beta, -alpha)
+                if score >= beta:
+                    if len(table) >= solver.table_limit:
+                        table.clear()
+                    table[key] = score + lower
+                    return score
+                if score > alpha:
+                    alpha = score
+        else:
+            score = -negamax(p, mask | candidates, moves, -beta, -alpha)
+            if score >= beta:
+                if len(table) >= solver.table_limit:
+                    table.clear()
+                table[key] = score + lower
+                return score
+            if score > alpha:
+                alpha = score
+        if len(table) >= solver.table_limit:
+            table.clear()
+        table[key] = alpha + upper
+        return alpha
+
+    return negamax
 
 
 class _Interrupt(Exception):

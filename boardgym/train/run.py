@@ -17,7 +17,9 @@ The run owns:
 - periodic measurement during training (``run.measure``): a few games, seats alternating,
   against ``random`` and the game's baseline (``perfect`` where exhaustive search is cheap,
   else ``minimax:depth=2``), logged as ``eval/win_rate_vs_<name>``, ``eval/draw_rate_vs_<name>``,
-  ``eval/loss_rate_vs_<name>`` and ``eval/score_vs_<name>``. These are quick in-process checks;
+  ``eval/loss_rate_vs_<name>`` and ``eval/score_vs_<name>``, and where the game has a graded
+  position set that is cheap to build (``boardgym.evaluate.grade``: tic-tac-toe, Nim, Hex 3x3,
+  Connect Four) ``eval/mistake_rate`` on a fixed sample of it. These are quick in-process checks;
   ``boardgym evaluate`` measures a finished agent properly;
 - checkpoints written atomically (``run.save``: ``checkpoint.pt``, what ``--resume`` reads;
   ``run.finish``: ``final.pt``, what ``make_agent("<agent>:checkpoint=...")`` reads);
@@ -40,6 +42,7 @@ from typing import Any, TypeVar
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
 from boardgym.config import config_from_argv, config_to_dict, option, write_config
+from boardgym.evaluate.grade import mistake_rate
 from boardgym.evaluate.match import play_games
 from boardgym.game import Game
 from boardgym.games import make_game, parse_game_params
@@ -102,6 +105,10 @@ def baseline_spec(game: Game) -> str | None:
     if game.num_players != 2:
         return None
     return "perfect" if game.solvable_by_search else "minimax:depth=2"
+
+
+GRADE_SAMPLE = 100
+"""Positions of the graded set that ``measure`` plays for ``eval/mistake_rate``."""
 
 
 def default_opponents(game: Game) -> dict[str, Agent | str]:
@@ -310,6 +317,9 @@ class TrainingRun:
         opponents = self.opponents if opponents is None else opponents
         seed = self.config.seed if seed is None else seed
         scalars = measure_against(self.game, agent, opponents, self.config.eval_games, seed)
+        rate = mistake_rate(self.game, agent, sample=GRADE_SAMPLE, seed=seed, cheap_only=True)
+        if rate is not None:
+            scalars["eval/mistake_rate"] = rate
         scalars.update(extra or {})
         self.log(scalars)
         if self.writer is not None:
@@ -318,6 +328,8 @@ class TrainingRun:
             f"vs {name} {scalars[f'eval/win_rate_vs_{name}']:.0%} won {scalars[f'eval/loss_rate_vs_{name}']:.0%} lost"
             for name in opponents
         )
+        if rate is not None:
+            results += f", {rate:.0%} mistakes"
         self.report(f"{self.unit} {self.step}: {results}" + (f"; {note}" if note else ""))
         return scalars
 

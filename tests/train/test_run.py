@@ -128,10 +128,12 @@ def test_measure_logs_the_eval_tags_against_random_and_the_baseline(tmp_path: Pa
         f"eval/{kind}_vs_{name}"
         for kind in ("win_rate", "draw_rate", "loss_rate", "score")
         for name in ("random", "perfect")
-    }
+    } | {"eval/mistake_rate"}
+    assert 0.3 < scalars["eval/mistake_rate"] < 0.9  # random play on tic-tac-toe's graded positions
     events = EventAccumulator(str(run.folder))
     events.Reload()
     assert "eval/win_rate_vs_perfect" in events.Tags()["scalars"]
+    assert "eval/mistake_rate" in events.Tags()["scalars"]
     assert "hparams/config/text_summary" in events.Tags()["tensors"]
 
 

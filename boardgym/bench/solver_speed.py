@@ -1,0 +1,103 @@
+"""The Connect Four solver on Pascal Pons's test sets: time per position, set by set.
+
+    boardgym bench solver [--sets End-Easy,Middle-Medium] [--budget 120] [--data DIR]
+
+Each set's positions are solved in file order with a fresh transposition table each (as
+Pons measures), until the set's lines or its ``--budget`` seconds run out; every score is
+checked against the published one. Reported per set: positions solved, mean and max wall
+time, mean CPU time (the process's own, which load from other programs inflates less), mean
+nodes, beside the targets for this project and Pons's C++ figures where he gives them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from boardgym.solve.connect_four import Solver, state_from_moves
+from boardgym.types import BoardgymError
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "connect_four"
+SETS = {
+    "End-Easy": "Test_L3_R1",
+    "Middle-Easy": "Test_L2_R1",
+    "Middle-Medium": "Test_L2_R2",
+    "Begin-Easy": "Test_L1_R1",
+    "Begin-Medium": "Test_L1_R2",
+    "Begin-Hard": "Test_L1_R3",
+}
+TARGETS = {"End-Easy": 1e-3, "Middle-Medium": 0.5, "Begin-Medium": 20.0}
+PONS_CPP = {"End-Easy": 4.6e-6, "Middle-Medium": 3.2e-3, "Begin-Medium": 97e-3}
+
+
+def read_set(path: Path) -> list[tuple[str, int]]:
+    if not path.is_file():
+        raise BoardgymError(f"no test set at {path}; pass --data with the folder holding Pons's Test_L*_R* files")
+    lines = [line.split() for line in path.read_text().split("\n") if line.strip() and not line.startswith("#")]
+    return [(moves, int(value)) for moves, value in lines]
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value < 1e-3:
+        return f"{value * 1e6:.1f} us"
+    if value < 1.0:
+        return f"{value * 1e3:.1f} ms"
+    return f"{value:.2f} s"
+
+
+def main(argv: list[str] | None = None, prog: str = "boardgym bench solver") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, from: {', '.join(SETS)}")
+    parser.add_argument("--budget", type=float, default=120.0, help="seconds per set at most (default 120)")
+    parser.add_argument("--limit", type=int, default=None, help="positions per set at most (default: all shipped)")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of the Test_L*_R* files")
+    args = parser.parse_args(argv)
+    names = [name.strip() for name in args.sets.split(",") if name.strip()]
+    for name in names:
+        if name not in SETS:
+            raise BoardgymError(f"unknown test set {name!r}; choose from {', '.join(SETS)}")
+    if args.budget <= 0:
+        raise BoardgymError(f"--budget {args.budget} must be a positive number of seconds")
+    rows = []
+    for name in names:
+        positions = read_set(args.data / SETS[name])
+        if args.limit is not None:
+            positions = positions[: args.limit]
+        walls, cpus, nodes = [], [], 0
+        spent = time.perf_counter()
+        for moves, expected in positions:
+            if time.perf_counter() - spent > args.budget:
+                break
+            solver = Solver()
+            state = state_from_moves(moves)
+            wall, cpu = time.perf_counter(), time.process_time()
+            result = solver.solve(state)
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+            nodes += solver.nodes
+            if result != expected:
+                raise BoardgymError(f"{name}: position {moves} scored {result}, published {expected}")
+        count = len(walls)
+        rows.append(
+            (
+                name,
+                f"{count}/{len(positions)}",
+                _seconds(sum(walls) / count) if count else "-",
+                _seconds(max(walls)) if count else "-",
+                _seconds(sum(cpus) / count) if count else "-",
+                f"{nodes / count:,.0f}" if count else "-",
+                _seconds(TARGETS.get(name)),
+                _seconds(PONS_CPP.get(name)),
+            )
+        )
+        print(f"{name}: {count} positions, all scores as published", flush=True)
+    header = ("set", "solved", "mean wall", "max wall", "mean CPU", "mean nodes", "target", "Pons C++")
+    print()
+    print("| " + " | ".join(header) + " |")
+    print("| " + " | ".join("---" for _ in header) + " |")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    return 0

@@ -1,0 +1,223 @@
+"""Grading an agent against the truth: its mistake rate on a fixed set of solved positions.
+
+``boardgym grade GAME --agent SPEC``: the agent picks a move in every position of the game's
+graded set (``boardgym.evaluate.grade_sets``: positions where some move is worse than the
+best, each move's exact win/draw/loss value known); a **mistake** is a move that lowers the
+position's value (a win thrown to a draw or a loss, a draw to a loss). The rate is reported
+overall and by game phase (the set's plies in three equal spans: early, middle, late) with
+95% Wilson intervals, to stdout and to ``runs/<game>/grade/<run>/`` (``grade.json``,
+``grade.md``).
+
+Graded games: tic-tac-toe (every position), Nim (every position of the game's heaps), Hex
+3x3 (every position) and 4x4 (400 positions), Quixo 3x3 with a move limit of at most 30 (400
+positions), Connect Four (the shipped, solved file). ``mistake_rate(game, agent)`` is the cheap form training logs as
+``eval/mistake_rate`` (a fixed sample of the set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from boardgym.agents.base import Agent
+from boardgym.agents.registry import make_agent
+from boardgym.evaluate.grade_sets import SET_BUILDERS, SET_VERSIONS, GradedPosition
+from boardgym.evaluate.ratings import wilson_interval
+from boardgym.game import Game
+from boardgym.games import make_game, parse_game_params
+from boardgym.runs import RUNS_ROOT, atomic_write_text, run_dir
+from boardgym.types import BoardgymError
+
+PHASES = ("early", "middle", "late")
+_SETS: dict[tuple[str, str], list[GradedPosition]] = {}
+
+
+@dataclass(frozen=True)
+class PhaseResult:
+    phase: str
+    plies: str
+    positions: int
+    mistakes: int
+    rate: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class GradeResult:
+    game: str
+    params: dict[str, Any]
+    agent: str
+    position_set: str
+    positions: int
+    mistakes: int
+    rate: float
+    low: float
+    high: float
+    phases: list[PhaseResult]
+    seconds: float
+    seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def gradable(game: Game) -> bool:
+    """Whether ``game`` (with its parameters) has a graded position set."""
+    if game.name not in SET_BUILDERS:
+        return False
+    size = getattr(game, "size", None)
+    if game.name == "hex":
+        return size in (3, 4) and not getattr(game, "swap", False)
+    if game.name == "quixo":
+        return size == 3 and game.solvable_by_search
+    if game.name == "nim":
+        return sum(getattr(game, "heaps", ())) <= 40
+    return True
+
+
+def position_set(game: Game) -> list[GradedPosition]:
+    """The graded positions of ``game`` (built once per game and parameters, then cached)."""
+    if not gradable(game):
+        raise BoardgymError(
+            f"no graded position set for {game.name} with {game.params()}; graded: tictactoe, nim, "
+            "connect_four, hex (-p size=3 or -p size=4), quixo (-p size=3 -p max_moves=20)"
+        )
+    key = (game.name, json.dumps(game.params(), sort_keys=True, default=str))
+    if key not in _SETS:
+        _SETS[key] = SET_BUILDERS[game.name](game)
+    return _SETS[key]
+
+
+def set_name(game: Game) -> str:
+    params = ",".join(f"{k}={v}" for k, v in sorted(game.params().items()))
+    return f"{game.name}({params})-v{SET_VERSIONS[game.name]}"
+
+
+def phase_bounds(positions: list[GradedPosition]) -> list[tuple[str, int, int]]:
+    """The three phases as (name, first ply, last ply): the set's ply range in equal thirds."""
+    first = min(p.ply for p in positions)
+    last = max(p.ply for p in positions)
+    span = last - first + 1
+    cuts = [first + round(span * i / 3) for i in range(4)]
+    return [(PHASES[i], cuts[i], cuts[i + 1] - 1) for i in range(3)]
+
+
+def grade(
+    game: Game,
+    agent: Agent | str,
+    *,
+    seed: int = 0,
+    positions: list[GradedPosition] | None = None,
+) -> GradeResult:
+    """The mistake rate of ``agent`` on ``game``'s graded set (or ``positions``)."""
+    positions = position_set(game) if positions is None else positions
+    if not positions:
+        raise BoardgymError(f"the graded set of {game.name} is empty")
+    player = make_agent(agent, game, seed=seed)
+    reset = getattr(player, "reset", None)
+    if reset is not None:
+        reset(seed=seed)
+    bounds = phase_bounds(positions)
+    counts = {name: [0, 0] for name, _, _ in bounds}
+    started = time.perf_counter()
+    for position in positions:
+        action = int(player.act(game, position.state))
+        if action not in position.values:
+            raise BoardgymError(
+                f"agent {getattr(player, 'spec', player)!r} played the illegal move {action} in a graded position"
+            )
+        phase = next(name for name, low, high in bounds if low <= position.ply <= high)
+        counts[phase][0] += 1
+        counts[phase][1] += position.values[action] < position.best
+    seconds = time.perf_counter() - started
+    phases = []
+    for name, low, high in bounds:
+        n, bad = counts[name]
+        lo, hi = wilson_interval(bad, n)
+        phases.append(PhaseResult(name, f"{low}-{high}", n, bad, bad / n if n else 0.0, lo, hi))
+    total = len(positions)
+    mistakes = sum(bad for _, bad in counts.values())
+    lo, hi = wilson_interval(mistakes, total)
+    return GradeResult(
+        game=game.name,
+        params=dict(game.params()),
+        agent=str(getattr(player, "spec", agent)),
+        position_set=set_name(game),
+        positions=total,
+        mistakes=mistakes,
+        rate=mistakes / total,
+        low=lo,
+        high=hi,
+        phases=phases,
+        seconds=seconds,
+        seed=seed,
+    )
+
+
+def mistake_rate(
+    game: Game, agent: Agent, *, sample: int = 200, seed: int = 0, cheap_only: bool = False
+) -> float | None:
+    """The agent's mistake rate on a fixed sample (every k-th position) of ``game``'s graded
+    set, for in-training measurement; ``None`` for games without one (with ``cheap_only``,
+    also for the sets that take long to build: Hex 4x4, Quixo)."""
+    if not gradable(game) or (cheap_only and (game.name == "quixo" or getattr(game, "size", 0) == 4)):
+        return None
+    positions = position_set(game)
+    step = max(1, len(positions) // sample)
+    return grade(game, agent, seed=seed, positions=positions[::step][:sample]).rate
+
+
+def markdown(result: GradeResult) -> str:
+    lines = [
+        f"# Grade: {result.agent} on {result.game}",
+        "",
+        f"Position set `{result.position_set}`: {result.positions} positions where some move is worse than the best;",
+        "a mistake is a move that lowers the position's exact value (win to draw or loss, draw to loss).",
+        "",
+        "| phase | plies | positions | mistakes | rate | 95% interval |",
+        "| --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    for p in result.phases:
+        lines.append(
+            f"| {p.phase} | {p.plies} | {p.positions} | {p.mistakes} | {p.rate:.1%} | {p.low:.1%}-{p.high:.1%} |"
+        )
+    lines.append(
+        f"| **all** | | {result.positions} | {result.mistakes} | **{result.rate:.1%}** | {result.low:.1%}-{result.high:.1%} |"
+    )
+    lines += [
+        "",
+        f"{result.seconds:.1f} s ({1000 * result.seconds / result.positions:.1f} ms a position), seed {result.seed}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_grade(result: GradeResult, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(folder / "grade.json", json.dumps(result.to_dict(), indent=2) + "\n")
+    atomic_write_text(folder / "grade.md", markdown(result))
+
+
+def main(argv: list[str] | None = None, prog: str = "boardgym grade") -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Mistake rate of an agent on a fixed set of solved positions (see boardgym.evaluate.grade).",
+    )
+    parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(SET_BUILDERS)}")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
+    parser.add_argument("--agent", required=True, metavar="SPEC", help="the agent to grade, e.g. mcts:simulations=800")
+    parser.add_argument("--seed", type=int, default=0, help="the agent's seed (default 0)")
+    parser.add_argument("--run-name", default=None, help="folder under runs/<game>/grade/ (default: s<seed>-<time>)")
+    parser.add_argument("--root", default=str(RUNS_ROOT), help="runs root (default runs)")
+    args = parser.parse_args(argv)
+    game = make_game(args.game, **parse_game_params(args.param, args.game))
+    result = grade(game, args.agent, seed=args.seed)
+    folder = run_dir(game.name, "grade", args.run_name, args.seed, root=args.root)
+    write_grade(result, folder)
+    print(markdown(result), end="")
+    print(f"written to {folder}")
+    return 0

@@ -1,0 +1,73 @@
+"""Grading against exact values: perfect play makes no mistakes, random play many."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from boardgym.evaluate.grade import grade, main, mistake_rate, phase_bounds, position_set
+from boardgym.evaluate.grade_sets import GradedPosition, read_connect_four_set
+from boardgym.games import make_game
+from boardgym.types import BoardgymError
+
+
+def test_perfect_play_makes_no_mistakes_and_random_play_many() -> None:
+    game = make_game("tictactoe")
+    assert grade(game, "perfect").mistakes == 0
+    result = grade(game, "random", seed=1)
+    assert 0.4 < result.rate < 0.8
+    assert result.low < result.rate < result.high
+    assert sum(p.positions for p in result.phases) == result.positions == len(position_set(game))
+
+
+def test_every_graded_position_has_a_worse_move() -> None:
+    for position in position_set(make_game("tictactoe")):
+        assert min(position.values.values()) < position.best
+
+
+def test_nim_sum_and_hex_3x3_oracles_agree_with_exact_agents() -> None:
+    assert grade(make_game("nim"), "nimsum").mistakes == 0
+    assert grade(make_game("nim"), "perfect").mistakes == 0
+    assert grade(make_game("hex", size=3), "perfect").mistakes == 0
+    assert grade(make_game("hex", size=3), "random", seed=2).rate > 0.3
+
+
+def test_quixo_3x3_oracle_is_the_game_as_played() -> None:
+    game = make_game("quixo", size=3, max_moves=6)
+    positions = position_set(game)
+    assert len(positions) > 100
+    assert grade(game, "perfect", positions=positions[:60]).mistakes == 0
+
+
+def test_phases_split_the_plies_in_thirds() -> None:
+    positions = [GradedPosition(None, ply, {0: 1, 1: -1}) for ply in range(4, 35)]
+    assert phase_bounds(positions) == [("early", 4, 13), ("middle", 14, 24), ("late", 25, 34)]
+
+
+def test_ungraded_games_are_refused_in_one_sentence() -> None:
+    with pytest.raises(BoardgymError, match="no graded position set for hex"):
+        position_set(make_game("hex", size=7))
+    with pytest.raises(BoardgymError, match="no graded position set for quarto"):
+        position_set(make_game("quarto"))
+    assert mistake_rate(make_game("quarto"), object()) is None  # type: ignore[arg-type]
+
+
+def test_connect_four_file_reads_and_the_solver_agrees() -> None:
+    positions = read_connect_four_set()
+    assert len(positions) >= 60
+    assert all(4 <= p.ply <= 34 for p in positions)
+    late = [p for p in positions if p.ply >= 28][:5]
+    game = make_game("connect_four")
+    assert grade(game, "solver:time=10", positions=late).mistakes == 0
+
+
+def test_cli_writes_json_and_markdown(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["tictactoe", "--agent", "random", "--run-name", "r", "--root", str(tmp_path)]) == 0
+    folder = tmp_path / "tictactoe" / "grade" / "r"
+    data = json.loads((folder / "grade.json").read_text())
+    assert data["agent"] == "random" and data["positions"] == data["phases"][0]["positions"] + sum(
+        p["positions"] for p in data["phases"][1:]
+    )
+    assert "| **all** |" in (folder / "grade.md").read_text()
+    assert "mistake" in capsys.readouterr().out
