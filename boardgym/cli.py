@@ -501,12 +501,19 @@ def _add_ladder(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of every game (default 0)")
     parser.add_argument("--run-name", default=None, help="folder name under runs/GAME/ladder/ (default s<seed>)")
     parser.add_argument("--resume", action="store_true", help="finish or extend (more --games) the run --run-name")
+    parser.add_argument(
+        "--grade-sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="grade each rung on N positions of the game's graded set (every k-th; default 0: the whole set)",
+    )
     parser.add_argument("--no-plots", action="store_true", help="skip the png plots")
     parser.set_defaults(handler=_ladder)
 
 
 def _ladder(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardgym.evaluate.ladder import ladder_folder, ladder_markdown, run_ladder
+    from boardgym.evaluate.ladder import ladder_folder, ladder_markdown, run_ladder, set_grader
 
     out_dir = ladder_folder(args.game, args.run_name, args.seed)
     result = run_ladder(
@@ -516,6 +523,7 @@ def _ladder(args: argparse.Namespace, extra: list[str]) -> int:
         seed=args.seed,
         out_dir=out_dir,
         resume=args.resume,
+        grader=set_grader(args.game, args.grade_sample, args.seed),
         plots=not args.no_plots,
     )
     print(ladder_markdown(result))
@@ -533,8 +541,8 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_bench,
     _add_solve,
     _add_evaluate,
-    _add_ladder,
     _add_grade,
+    _add_ladder,
 ]
 
 if __name__ == "__main__":

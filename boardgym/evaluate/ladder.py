@@ -26,6 +26,7 @@ from typing import Any
 
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
 from boardgym.evaluate.analysis import Analysis, analyse
+from boardgym.evaluate.grade import gradable, grade, position_set
 from boardgym.evaluate.ratings import wilson_interval
 from boardgym.evaluate.report import write_report
 from boardgym.evaluate.tournament import Tournament, run_tournament
@@ -45,7 +46,7 @@ class Ladder:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-PRETRAINED_SPEC = "alphazero:pretrained=true,simulations=200"
+PRETRAINED_SPEC = "alphazero:pretrained=true,simulations=200,batch=8"
 
 LADDERS: dict[str, Ladder] = {
     "tictactoe": Ladder(
@@ -125,6 +126,26 @@ class LadderResult:
     mistakes: dict[str, Mistakes]
     skipped: dict[str, str]
     """Rungs left out, with the reason."""
+
+
+def set_grader(game_name: str, sample: int = 0, seed: int = 0) -> Grader | None:
+    """Grades agent specs on ``game_name``'s graded position set at its ladder's parameters
+    (``boardgym.evaluate.grade``; ``sample`` > 0: every k-th position, ``sample`` of them), or
+    None where the game has no set at those parameters."""
+    if sample < 0:
+        raise BoardgymError(f"grade sample {sample} must be 0 (the whole set) or more")
+    game = make_game(game_name, **LADDERS[game_name].params)
+    if not gradable(game):
+        return None
+    positions = position_set(game)
+    if 0 < sample < len(positions):
+        positions = positions[:: len(positions) // sample][:sample]
+
+    def grade_spec(spec: str) -> Mistakes:
+        result = grade(game, spec, seed=seed, positions=positions)
+        return Mistakes(result.mistakes, result.positions)
+
+    return grade_spec
 
 
 def ladder_folder(game_name: str, run_name: str | None, seed: int = 0, root: Path | str = RUNS_ROOT) -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from boardgym.cli import main
-from boardgym.evaluate.ladder import LADDERS, Ladder, Mistakes, ladder_agents, ladder_folder, run_ladder
+from boardgym.evaluate.ladder import LADDERS, Ladder, Mistakes, ladder_agents, ladder_folder, run_ladder, set_grader
 from boardgym.games import GAMES, make_game
 from boardgym.types import BoardgymError
 
@@ -59,3 +59,14 @@ def test_ladder_command_prints_the_table_and_refuses_to_overwrite(
     assert ladder_folder("tictactoe", "t") == Path("runs/tictactoe/ladder/t")
     assert main(["ladder", "tictactoe", "--games", "4", "--run-name", "t", "--no-plots"]) == 2
     assert "--resume" in capsys.readouterr().err
+
+
+def test_set_grader_grades_on_the_games_set_and_only_where_one_exists() -> None:
+    grader = set_grader("tictactoe", sample=40)
+    assert grader is not None
+    perfect, random = grader("perfect"), grader("random")
+    assert (perfect.mistakes, perfect.positions) == (0, 40)
+    assert random.positions == 40 and random.mistakes > 10
+    assert set_grader("quarto") is None and set_grader("hex") is None  # hex's ladder is 7x7: no set
+    with pytest.raises(BoardgymError, match="grade sample -1"):
+        set_grader("tictactoe", sample=-1)
