@@ -459,6 +459,8 @@ def _resumed_step(payload: dict[str, Any]) -> int:
     for key in ("step", *_OLD_STEP_KEYS):
         if key in payload:
             step = payload[key]
+            if getattr(step, "shape", None) == () and not getattr(step, "is_floating_point", lambda: True)():
+                step = int(step)  # a 0-d integer tensor, as some older checkpoints hold
             if isinstance(step, bool) or not isinstance(step, int) or step < 0:
                 raise ValueError(f"its {key} {step!r} is not a count")
             return step
