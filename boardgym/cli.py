@@ -407,6 +407,7 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--run-name", default=None, help="folder name under runs/GAME/evaluate/ (default s<seed>-<time>)"
     )
+    parser.add_argument("--root", default="runs", help="the runs root the run folder goes under (default runs)")
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -446,7 +447,7 @@ def _evaluate(args: argparse.Namespace, extra: list[str]) -> int:
     from boardgym.evaluate.report import console_summary, write_report
     from boardgym.evaluate.tournament import evaluate_folder, run_tournament
 
-    out_dir = evaluate_folder(args.game, args.run_name, args.seed, args.resume)
+    out_dir = evaluate_folder(args.game, args.run_name, args.seed, args.resume, root=args.root)
     workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, 8)
     try:
         tournament = run_tournament(
@@ -500,6 +501,7 @@ def _add_ladder(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every game (default 0)")
     parser.add_argument("--run-name", default=None, help="folder name under runs/GAME/ladder/ (default s<seed>)")
+    parser.add_argument("--root", default="runs", help="the runs root the run folder goes under (default runs)")
     parser.add_argument("--resume", action="store_true", help="finish or extend (more --games) the run --run-name")
     parser.add_argument(
         "--grade-sample",
@@ -515,7 +517,7 @@ def _add_ladder(sub: argparse._SubParsersAction) -> None:
 def _ladder(args: argparse.Namespace, extra: list[str]) -> int:
     from boardgym.evaluate.ladder import ladder_folder, ladder_markdown, run_ladder, set_grader
 
-    out_dir = ladder_folder(args.game, args.run_name, args.seed)
+    out_dir = ladder_folder(args.game, args.run_name, args.seed, root=args.root)
     result = run_ladder(
         args.game,
         args.games,

@@ -99,3 +99,12 @@ def test_a_failure_keeps_the_finished_games_for_resume(error, code, tmp_path, ca
     monkeypatch.setattr(FailingAgent, "error", None)
     assert main([*args, "--resume"]) == 0
     assert len(results.read_text().splitlines()) == 10
+
+
+def test_evaluate_takes_a_runs_root(tmp_path, capsys) -> None:
+    from boardgym.cli import main
+
+    root = tmp_path / "elsewhere"
+    argv = ["evaluate", "tictactoe", "--agents", "random", "perfect", "--games", "2", "--root", str(root)]
+    assert main([*argv, "--run-name", "r", "--no-plots"]) == 0
+    assert (root / "tictactoe" / "evaluate" / "r" / "results.jsonl").is_file()
