@@ -2,9 +2,11 @@
 
 Three tables:
 
-- **MCTS** with one random rollout per leaf, UCT ``c = 1.4``, no solver, from the opening
-  position: simulations per second of our ``MCTS`` (with the game's own random playout and
-  with the generic ``legal_actions``/``apply`` loop) next to OpenSpiel's Python ``MCTSBot`` (its
+- **MCTS** with one random rollout per leaf, UCT ``c = 1.4``, no solver, fresh searches of
+  ``SIMULATIONS`` simulations from the opening position on every side: simulations per
+  CPU-second of the process (other work on a shared machine slows neither side) of our
+  ``MCTS`` (with the game's own random playout and with the generic
+  ``legal_actions``/``apply`` loop) next to OpenSpiel's Python ``MCTSBot`` (its
   ``RandomRolloutEvaluator``) and its C++ ``pyspiel.MCTSBot``, on Hex 7x7 and Connect Four.
 - **Alpha-beta**: nodes per second and time per move of our ``AlphaBeta`` on a few settings,
   and the time to solve Tic-Tac-Toe from the start next to OpenSpiel's Python
