@@ -173,7 +173,7 @@ def test_one_player_puzzles_are_refused(in_tmp: Path) -> None:
     one_player = next((n for n in GAMES if make_game(n).num_players == 1), None)
     if one_player is None:
         pytest.skip("no one-player game registered")
-    with pytest.raises(BoardgymError, match="2-player games"):
+    with pytest.raises(BoardgymError, match="two-player games"):
         train(tiny_config(in_tmp, game=one_player))
 
 
