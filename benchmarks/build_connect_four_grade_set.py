@@ -2,17 +2,54 @@
 
     python benchmarks/build_connect_four_grade_set.py [OUTPUT]
 
-Deterministic apart from which positions hit the per-position time limit (a slower machine
-drops more of the early ones); the shipped file says what it was built with and how long it took.
+Runs the six builds the shipped file was made from (its header lists them, with their times
+on the development machine), one after the other, and merges them: duplicates dropped, sorted
+by ply. Deterministic apart from which positions hit the per-position CPU limit, so a much
+faster or slower machine keeps somewhat different early positions.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 from boardgym.evaluate.grade_sets import CONNECT_FOUR_FILE, build_connect_four_set
+from boardgym.runs import atomic_write_text
+
+RUNS: list[dict[str, Any]] = [
+    dict(plies=range(8, 11), per_ply=4, attempts=3, time_limit=6.0, seed=2033),
+    dict(plies=range(11, 12), per_ply=6, attempts=4, time_limit=2.5, seed=2041),
+    dict(plies=range(12, 17), per_ply=4, attempts=4, time_limit=2.5, seed=2052),
+    dict(plies=range(14, 17), per_ply=6, attempts=4, time_limit=2.5, seed=2042),
+    dict(plies=range(17, 35), per_ply=10, attempts=5, time_limit=3.0, seed=2032),
+    dict(plies=range(17, 35), per_ply=10, attempts=5, time_limit=3.0, seed=2051),
+]
+
+
+def main(output: Path) -> None:
+    header = [
+        "# boardgym Connect Four grading set, version 1: one position per line,",
+        "# '<moves, columns 1-7> <value of each column a-g for the player to move: W win, D draw, L loss, - full>'.",
+        "# Positions from careful-random play, every legal move valued by the solver's win/draw/loss search",
+        "# (boardgym.evaluate.grade_sets.build_connect_four_set), built in six runs"
+        " (benchmarks/build_connect_four_grade_set.py);",
+        "# times are wall clock, limits CPU seconds per position:",
+    ]
+    body: set[str] = set()
+    with tempfile.TemporaryDirectory() as folder:
+        for index, run in enumerate(RUNS):
+            part = Path(folder) / f"part{index}.txt"
+            build_connect_four_set(part, log=lambda line: print(line, flush=True), **run)
+            lines = part.read_text().split("\n")
+            header.append("#   " + " ".join(line[2:] for line in lines[2:] if line.startswith("#")))
+            body |= {line for line in lines if line.strip() and not line.startswith("#")}
+    ordered = sorted(body, key=lambda line: (len(line.split()[0]), line))
+    header.append(f"# {len(ordered)} positions in all.")
+    atomic_write_text(output, "\n".join(header + ordered) + "\n")
+    print(f"{output}: {len(ordered)} positions")
+
 
 if __name__ == "__main__":
-    output = Path(sys.argv[1]) if len(sys.argv) > 1 else CONNECT_FOUR_FILE
-    build_connect_four_set(output, attempts=2, time_limit=12.0, log=lambda line: print(line, flush=True))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else CONNECT_FOUR_FILE)

@@ -30,6 +30,7 @@ from boardgym.games.connect_four import ConnectFour
 from boardgym.games.hex import Hex
 from boardgym.games.nim import Nim
 from boardgym.games.quixo import Quixo
+from boardgym.runs import atomic_write_text
 from boardgym.solve.connect_four import Solver, SolveTimeout, state_from_moves, winning_cells
 from boardgym.types import Action, BoardgymError
 
@@ -96,11 +97,11 @@ def build_connect_four_set(
     """Solve ``per_ply`` positions at each ply of ``plies`` (half as many before ply ``early``,
     where solving is slowest) from careful-random play and write
     them to ``path``: every legal move's value by the solver's win/draw/loss search. A position
-    is dropped when solving its moves takes over ``time_limit`` seconds or when all its moves
+    is dropped when solving its moves takes over ``time_limit`` CPU seconds or when all its moves
     have the same value; up to ``attempts`` games are tried per slot."""
     rng = random.Random(seed)
-    solver = Solver(table_limit=3_000_000)
-    lines = []
+    solver = Solver(table_limit=3_000_000, clock=time.process_time)
+    lines: list[str] = []
     started = time.perf_counter()
     dropped_slow = dropped_flat = 0
     for ply in plies:
@@ -110,7 +111,7 @@ def build_connect_four_set(
                 if moves is None:
                     continue
                 state = state_from_moves(moves)
-                deadline = time.perf_counter() + time_limit
+                deadline = time.process_time() + time_limit
                 values = {}
                 try:
                     for column in ConnectFour().legal_actions(state):
@@ -125,17 +126,45 @@ def build_connect_four_set(
                 lines.append(f"{moves} {text}")
                 break
         log(f"ply {ply}: {len(lines)} positions so far, {time.perf_counter() - started:.0f} s")
-    elapsed = time.perf_counter() - started
+        _write_set(
+            path,
+            lines,
+            seed,
+            per_ply,
+            early,
+            range(plies.start, ply + 1),
+            time_limit,
+            attempts,
+            time.perf_counter() - started,
+            dropped_slow,
+            dropped_flat,
+        )
+
+
+def _write_set(
+    path: Path,
+    lines: list[str],
+    seed: int,
+    per_ply: int,
+    early: int,
+    plies: range,
+    time_limit: float,
+    attempts: int,
+    elapsed: float,
+    dropped_slow: int,
+    dropped_flat: int,
+) -> None:
+    """The set so far, with a header saying how it was built (rewritten after every ply)."""
     header = [
         "# boardgym Connect Four grading set, version 1: one position per line,",
         "# '<moves, columns 1-7> <value of each column a-g for the player to move: W win, D draw, L loss, - full>'.",
         f"# Built by boardgym.evaluate.grade_sets.build_connect_four_set(seed={seed}, per_ply={per_ply}, early={early},",
-        f"# plies={plies.start}-{plies.stop - 1}, time_limit={time_limit}, attempts={attempts}) in {elapsed:.0f} s;",
+        f"# plies={plies.start}-{plies.stop - 1}, time_limit={time_limit} CPU s, attempts={attempts}) in {elapsed:.0f} s;",
         f"# {len(lines)} positions,",
         f"# {dropped_slow} dropped as too slow to solve, {dropped_flat} because every move had the same value.",
     ]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(header + lines) + "\n")
+    atomic_write_text(path, "\n".join(header + lines) + "\n")
 
 
 def _weak_move_value(solver: Solver, state: Any, column: Action, deadline: float) -> int:

@@ -101,7 +101,8 @@ class Solver:
     ``nodes`` counts the positions searched since the solver was made.
     """
 
-    def __init__(self, table_limit: int = _TABLE_LIMIT) -> None:
+    def __init__(self, table_limit: int = _TABLE_LIMIT, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock  # what deadlines are read against (``time.process_time``: CPU seconds)
         self.table: dict[int, int] = {}
         self.table_limit = table_limit
         self._deadline: float | None = None
@@ -121,8 +122,8 @@ class Solver:
     def solve(self, state: ConnectFourState, *, weak: bool = False, deadline: float | None = None) -> int:
         """The exact score of ``state`` for the player to move (Pons's convention).
 
-        ``weak``: only the sign (1 win, 0 draw, -1 loss). ``deadline`` (a
-        ``time.perf_counter()`` value): raise ``SolveTimeout`` with the bounds proved so far
+        ``weak``: only the sign (1 win, 0 draw, -1 loss). ``deadline`` (a value of the
+        solver's ``clock``, ``time.perf_counter`` unless given): raise ``SolveTimeout`` with the bounds proved so far
         once it passes."""
         current, mask, _, outcome = state
         if outcome != ONGOING:
@@ -202,7 +203,7 @@ def _make_search(solver: Solver) -> Callable[[int, int, int, int, int], int]:
     this matters), and the threat computation is written out inline."""
     table = solver.table
     counter = solver._counter
-    clock = time.perf_counter
+    clock = solver.clock
 
     def negamax(
         current: int,

@@ -55,8 +55,9 @@ def test_ungraded_games_are_refused_in_one_sentence() -> None:
 
 def test_connect_four_file_reads_and_the_solver_agrees() -> None:
     positions = read_connect_four_set()
-    assert len(positions) >= 60
+    assert len(positions) >= 280
     assert all(4 <= p.ply <= 34 for p in positions)
+    assert all(min(p.values.values()) < p.best for p in positions)
     late = [p for p in positions if p.ply >= 28][:5]
     game = make_game("connect_four")
     assert grade(game, "solver:time=10", positions=late).mistakes == 0
