@@ -51,6 +51,15 @@ PRETRAINED: dict[str, Pretrained] = {
         budget="22 iterations (2,112 self-play games at 48 simulations), 70 min wall on 2 CPU cores shared with "
         "four other sessions (about a third of one core)",
     ),
+    "hex": Pretrained(
+        params={"size": 7},
+        command="boardgym train alphazero --game hex -p size=7 --run-name pretrained --blocks 2 --channels 32 "
+        "--simulations 32 --games-per-iteration 32 --parallel-games 32 --temperature-moves 6 --train-steps 40 "
+        "--batch-size 128 --buffer-size 30000 --iterations 5 --eval-every 4 --eval-games 10 --eval-opponents "
+        '"random;mcts:simulations=200" --workers 1',
+        budget="5 iterations (160 self-play games at 32 simulations), 27 min wall on 2 CPU cores shared with "
+        "four other sessions (a tenth of a core or less at the end)",
+    ),
 }
 
 
