@@ -59,6 +59,13 @@ def test_game_without_a_pretrained_network_is_one_sentence() -> None:
         make_agent("alphazero:pretrained=true", make_game("nim"))
 
 
+def test_other_game_parameters_are_refused_with_the_size_that_ships() -> None:
+    with pytest.raises(BoardgymError, match="trained on hex size=7, not on hex size=11 swap=false"):
+        make_agent("alphazero:pretrained=true", make_game("hex"))
+    with pytest.raises(BoardgymError, match="no pretrained alphazero network ships for quixo"):
+        make_agent("alphazero:pretrained=true", make_game("quixo"))
+
+
 def test_pretrained_and_checkpoint_together_are_refused(tmp_path: Path) -> None:
     with pytest.raises(BoardgymError, match="not both"):
         make_agent(f"alphazero:pretrained=true,checkpoint={tmp_path / 'x.pt'}", make_game("tictactoe"))

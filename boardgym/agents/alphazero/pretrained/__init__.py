@@ -43,6 +43,23 @@ PRETRAINED: dict[str, Pretrained] = {
         command="boardgym train alphazero --game tictactoe --run-name pretrained --workers 1",
         budget="60 iterations (3,840 self-play games at 48 simulations), 5 min 16 s wall on 2 shared CPU cores",
     ),
+    "connect_four": Pretrained(
+        command="boardgym train alphazero --game connect_four --run-name pretrained --blocks 3 --channels 48 "
+        "--simulations 48 --games-per-iteration 96 --parallel-games 48 --temperature-moves 10 --train-steps 100 "
+        "--batch-size 256 --buffer-size 100000 --iterations 22 --eval-every 10 --eval-games 10 "
+        '--eval-opponents "random;mcts:simulations=200" --workers 1',
+        budget="22 iterations (2,112 self-play games at 48 simulations), 70 min wall on 2 CPU cores shared with "
+        "four other sessions (about a third of one core)",
+    ),
+    "hex": Pretrained(
+        params={"size": 7},
+        command="boardgym train alphazero --game hex -p size=7 --run-name pretrained --blocks 2 --channels 32 "
+        "--simulations 32 --games-per-iteration 32 --parallel-games 32 --temperature-moves 6 --train-steps 40 "
+        "--batch-size 128 --buffer-size 30000 --iterations 5 --eval-every 4 --eval-games 10 --eval-opponents "
+        '"random;mcts:simulations=200" --workers 1',
+        budget="5 iterations (160 self-play games at 32 simulations), 27 min wall on 2 CPU cores shared with "
+        "four other sessions (a tenth of a core or less at the end)",
+    ),
 }
 
 
