@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.classic import tictactoe_v3
 
 from boardgym import BoardgymError
 from boardgym.envs import tictactoe_v0
@@ -24,6 +23,9 @@ def finished(env: Any) -> Any:
 
 
 def test_step_and_last_after_every_agent_is_done_behave_as_pettingzoo_classic() -> None:
+    pytest.importorskip("pygame", reason="PettingZoo's classic envs need pygame (the dev extra installs it)")
+    from pettingzoo.classic import tictactoe_v3
+
     ours, theirs = finished(tictactoe_v0.env()), finished(tictactoe_v3.env())
     assert ours.agents == theirs.agents == []
     with warnings.catch_warnings(record=True):
