@@ -243,6 +243,33 @@ def nim_set(game: Game) -> list[GradedPosition]:
     return positions
 
 
+def _sampled_set(
+    game: Game, values_of: Callable[[Any], dict[Action, int]], *, samples: int, seed: int, plies: int
+) -> list[GradedPosition]:
+    """Up to ``samples`` distinct positions, each after a seeded random number (below
+    ``plies``) of random moves, kept where ``values_of`` says some move is worse than another;
+    at most ``samples * 20`` tries."""
+    rng = random.Random(seed)
+    positions: list[GradedPosition] = []
+    seen = set()
+    tries = 0
+    while len(positions) < samples and tries < samples * 20:
+        tries += 1
+        state = game.initial_state()
+        ply = rng.randrange(0, plies)
+        for _ in range(ply):
+            if game.is_terminal(state):
+                break
+            state = game.apply(state, rng.choice(game.legal_actions(state)))
+        if game.is_terminal(state) or state in seen:
+            continue
+        seen.add(state)
+        values = values_of(state)
+        if len(set(values.values())) > 1:
+            positions.append(GradedPosition(state, ply, values))
+    return positions
+
+
 def hex_set(game: Game, *, samples: int = 400, seed: int = 7) -> list[GradedPosition]:
     """Hex 3x3: every reachable position; 4x4: ``samples`` positions from seeded random play.
     Values by a memoised win/loss search (Hex has no draws)."""
@@ -285,24 +312,7 @@ def hex_set(game: Game, *, samples: int = 400, seed: int = 7) -> list[GradedPosi
         return positions
     if game.size > 4:
         raise BoardgymError(f"Hex grading covers sizes 3 and 4, not {game.size}")
-    rng = random.Random(seed)
-    seen = set()
-    tries = 0
-    while len(positions) < samples and tries < samples * 20:
-        tries += 1
-        state = game.initial_state()
-        ply = rng.randrange(0, game.size * game.size - 2)
-        for _ in range(ply):
-            if game.is_terminal(state):
-                break
-            state = game.apply(state, rng.choice(game.legal_actions(state)))
-        if game.is_terminal(state) or state in seen:
-            continue
-        seen.add(state)
-        values = values_of(state)
-        if len(set(values.values())) > 1:
-            positions.append(GradedPosition(state, ply, values))
-    return positions
+    return _sampled_set(game, values_of, samples=samples, seed=seed, plies=game.size * game.size - 2)
 
 
 def quixo_set(game: Game, *, samples: int = 400, seed: int = 11) -> list[GradedPosition]:
@@ -315,26 +325,12 @@ def quixo_set(game: Game, *, samples: int = 400, seed: int = 11) -> list[GradedP
             f"Quixo grading covers size 3 with max_moves <= 30 (-p size=3 -p max_moves=20), not {game.params()}"
         )
     agent = PerfectAgent(game, seed=0)
-    rng = random.Random(seed)
-    positions: list[GradedPosition] = []
-    seen = set()
-    tries = 0
+
+    def values_of(state: Any) -> dict[Action, int]:
+        return {a: (v > 0) - (v < 0) for a, v in agent.action_values(state).items()}
+
     last = min(19, (game.max_moves or 20) - 2)
-    while len(positions) < samples and tries < samples * 20:
-        tries += 1
-        state = game.initial_state()
-        ply = rng.randrange(0, last + 1)
-        for _ in range(ply):
-            if game.is_terminal(state):
-                break
-            state = game.apply(state, rng.choice(game.legal_actions(state)))
-        if game.is_terminal(state) or state in seen:
-            continue
-        seen.add(state)
-        values = {a: (v > 0) - (v < 0) for a, v in agent.action_values(state).items()}
-        if len(set(values.values())) > 1:
-            positions.append(GradedPosition(state, ply, values))
-    return positions
+    return _sampled_set(game, values_of, samples=samples, seed=seed, plies=last + 1)
 
 
 def connect_four_set(game: Game) -> list[GradedPosition]:
