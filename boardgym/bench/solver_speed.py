@@ -12,6 +12,7 @@ nodes, beside the targets for this project and Pons's C++ figures where he gives
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from pathlib import Path
 
@@ -59,8 +60,10 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench solver") -> 
     for name in names:
         if name not in SETS:
             raise BoardgymError(f"unknown test set {name!r}; choose from {', '.join(SETS)}")
-    if args.budget <= 0:
-        raise BoardgymError(f"--budget {args.budget} must be a positive number of seconds")
+    if not 0 < args.budget < math.inf:
+        raise BoardgymError(f"--budget {args.budget} must be a positive, finite number of seconds, e.g. --budget 120")
+    if args.limit is not None and args.limit < 1:
+        raise BoardgymError(f"--limit {args.limit} must be 1 or more positions per set (leave it out for all)")
     header = ("set", "solved", "mean wall", "max wall", "mean CPU", "mean nodes", "target", "Pons C++")
     print("| " + " | ".join(header) + " |")
     print("| " + " | ".join("---" for _ in header) + " |", flush=True)

@@ -128,13 +128,22 @@ class LadderResult:
     """Rungs left out, with the reason."""
 
 
+def ladder_of(game_name: str) -> Ladder:
+    """``LADDERS[game_name]``, or one sentence naming the games that have a ladder."""
+    if game_name not in LADDERS:
+        raise BoardgymError(
+            f"there is no ladder for {game_name!r}; ladders exist for the two-player games: {', '.join(LADDERS)}"
+        )
+    return LADDERS[game_name]
+
+
 def set_grader(game_name: str, sample: int = 0, seed: int = 0) -> Grader | None:
     """Grades agent specs on ``game_name``'s graded position set at its ladder's parameters
     (``boardgym.evaluate.grade``; ``sample`` > 0: every k-th position, ``sample`` of them), or
     None where the game has no set at those parameters."""
     if sample < 0:
         raise BoardgymError(f"grade sample {sample} must be 0 (the whole set) or more")
-    game = make_game(game_name, **LADDERS[game_name].params)
+    game = make_game(game_name, **ladder_of(game_name).params)
     if not gradable(game):
         return None
     positions = position_set(game)
@@ -156,11 +165,7 @@ def ladder_folder(game_name: str, run_name: str | None, seed: int = 0, root: Pat
 def ladder_agents(game_name: str) -> tuple[list[str], dict[str, str]]:
     """The rungs of ``game_name``'s ladder that this installation can play, and those it
     cannot, each with the reason."""
-    if game_name not in LADDERS:
-        raise BoardgymError(
-            f"there is no ladder for {game_name!r}; ladders exist for the two-player games: {', '.join(LADDERS)}"
-        )
-    ladder = LADDERS[game_name]
+    ladder = ladder_of(game_name)
     game = make_game(game_name, **ladder.params)
     usable, skipped = [], {}
     for spec in ladder.agents:
@@ -194,7 +199,7 @@ def run_ladder(
     usable, skipped = ladder_agents(game_name)
     if len(usable) < 2:
         raise BoardgymError(f"the {game_name} ladder has fewer than two playable agents here (left out: {skipped})")
-    params = LADDERS[game_name].params
+    params = ladder_of(game_name).params
     tournament = run_tournament(
         game_name,
         usable,

@@ -29,7 +29,7 @@ import numpy as np
 
 from boardgym.agents.base import Agent
 from boardgym.game import Game
-from boardgym.types import Action
+from boardgym.types import Action, BoardgymError
 
 SUITE_BREADTH = 1000
 """How many distinct openings ``default_plies`` asks the game to have at the chosen depth."""
@@ -65,7 +65,7 @@ def opening_suite(game: Game, plies: int, count: int, seed: int) -> list[tuple[A
     seen: set[tuple[Action, ...]] = set()
     for k in range(count):
         rng = np.random.default_rng([seed, k, 0x09E7])
-        opening: tuple[Action, ...] = ()
+        opening: tuple[Action, ...] | None = None
         for _ in range(REDRAWS):
             drawn = _random_opening(game, plies, rng)
             if drawn is None:
@@ -73,6 +73,11 @@ def opening_suite(game: Game, plies: int, count: int, seed: int) -> list[tuple[A
             opening = drawn
             if drawn not in seen:
                 break
+        if opening is None:
+            raise BoardgymError(
+                f"every random opening of {plies} plies ended the game ({REDRAWS} tries): use fewer "
+                f"--opening-plies (the default for this game is {default_plies(game)})"
+            )
         seen.add(opening)
         suite.append(opening)
     return suite

@@ -20,3 +20,17 @@ def test_bench_solver_refuses_an_unknown_set_and_missing_data(tmp_path) -> None:
         main(["--sets", "Late"])
     with pytest.raises(BoardgymError, match="no test set at"):
         main(["--sets", "End-Easy", "--data", str(tmp_path)])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--budget", "nan"], "--budget nan must be a positive, finite number"),
+        (["--budget", "0"], "--budget 0.0 must be a positive, finite number"),
+        (["--limit", "-1"], "--limit -1 must be 1 or more"),
+        (["--limit", "0"], "--limit 0 must be 1 or more"),
+    ],
+)
+def test_bench_solver_refuses_bad_budgets_and_limits(argv: list[str], message: str) -> None:
+    with pytest.raises(BoardgymError, match=message.replace(".", r"\.").replace("+", r"\+")):
+        main(["--sets", "End-Easy", *argv])

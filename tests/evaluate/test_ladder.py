@@ -48,6 +48,12 @@ def test_unknown_game_is_one_sentence() -> None:
         ladder_agents("setcover")
 
 
+def test_the_command_refuses_a_game_without_a_ladder_in_one_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ladder", "setcover", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "no ladder for 'setcover'" in err and "Traceback" not in err
+
+
 def test_ladder_command_prints_the_table_and_refuses_to_overwrite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -10,6 +10,7 @@ from boardgym.evaluate.openings import default_plies, is_deterministic, opening_
 from boardgym.evaluate.report import console_summary
 from boardgym.evaluate.tournament import Tournament, load_tournament, run_tournament
 from boardgym.games import GAMES
+from boardgym.types import BoardgymError
 
 
 class FirstLegalAgent:
@@ -118,3 +119,8 @@ def test_schedule_pairs_rounds_on_one_opening() -> None:
         mine = [f for f in fixtures if set(f.seats) == set(pairing)]
         assert mine[0].opening == mine[1].opening != mine[2].opening == mine[3].opening
         assert mine[0].seats == mine[1].seats[::-1]
+
+
+def test_openings_longer_than_any_game_are_one_sentence() -> None:
+    with pytest.raises(BoardgymError, match="every random opening of 999 plies ended the game"):
+        opening_suite(make_game("tictactoe"), 999, 4, seed=0)
