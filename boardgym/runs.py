@@ -67,10 +67,18 @@ def run_dir(
     ``run_name`` must be one plain folder name (``check_run_name``)."""
     if not run_name:
         run_name = f"s{seed if seed is not None else 0}-{time.strftime('%Y%m%d-%H%M%S')}"
-    path = Path(root) / game / method / check_run_name(run_name)
+    path = check_root(root) / game / method / check_run_name(run_name)
     if create:
         path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def check_root(root: Path | str) -> Path:
+    """``root`` as a path, or one sentence if it is empty (which would put runs in the current
+    folder unannounced)."""
+    if not str(root).strip():
+        raise BoardgymError("--root is empty; give the folder that holds the runs, e.g. runs")
+    return Path(root)
 
 
 def check_run_name(name: str) -> str:

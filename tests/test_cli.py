@@ -213,3 +213,18 @@ def test_training_help_names_only_options_that_exist(method: str, capsys) -> Non
     known = set(config_parser(module, "x")._option_string_actions)
     named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", text))
     assert named and named <= known, named - known
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "tictactoe", "--agents", "random", "perfect", "--games", "2", "--root", ""],
+        ["ladder", "tictactoe", "--games", "2", "--root", " "],
+        ["grade", "tictactoe", "--agent", "random", "--root", ""],
+    ],
+)
+def test_an_empty_runs_root_is_one_sentence(argv: list[str], tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert "--root is empty" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

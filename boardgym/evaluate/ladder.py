@@ -31,7 +31,7 @@ from boardgym.evaluate.ratings import wilson_interval
 from boardgym.evaluate.report import write_report
 from boardgym.evaluate.tournament import Tournament, run_tournament
 from boardgym.games import make_game
-from boardgym.runs import RUNS_ROOT, atomic_write_text, check_run_name
+from boardgym.runs import RUNS_ROOT, atomic_write_text, check_root, check_run_name
 from boardgym.types import BoardgymError
 
 METHOD = "ladder"
@@ -159,7 +159,7 @@ def set_grader(game_name: str, sample: int = 0, seed: int = 0) -> Grader | None:
 
 def ladder_folder(game_name: str, run_name: str | None, seed: int = 0, root: Path | str = RUNS_ROOT) -> Path:
     """``runs/<game>/ladder/<run-name>/`` (default name ``s<seed>``), not created yet."""
-    return Path(root) / game_name / METHOD / check_run_name(run_name or f"s{seed}")
+    return check_root(root) / game_name / METHOD / check_run_name(run_name or f"s{seed}")
 
 
 def ladder_agents(game_name: str) -> tuple[list[str], dict[str, str]]:

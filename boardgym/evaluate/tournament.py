@@ -52,7 +52,7 @@ from boardgym.evaluate.ratings import GameResult
 from boardgym.evaluate.records import record_of_match
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.runs import RUNS_ROOT, RunLock, atomic_write_text, check_run_name
+from boardgym.runs import RUNS_ROOT, RunLock, atomic_write_text, check_root, check_run_name
 from boardgym.types import Action, BoardgymError
 
 SETTINGS_FILE = "tournament.json"
@@ -363,7 +363,7 @@ def evaluate_folder(
 ) -> Path:
     """``runs/<game>/evaluate/<run-name>/`` (not created yet). Without a run name: a new
     ``s<seed>-<date>-<time>``, or with ``resume`` the newest folder that holds a tournament."""
-    base = Path(root) / game_name / "evaluate"
+    base = check_root(root) / game_name / "evaluate"
     if run_name:
         folder = base / check_run_name(run_name)
         if resume and not (folder / SETTINGS_FILE).is_file():

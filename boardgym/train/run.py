@@ -53,6 +53,7 @@ from boardgym.runs import (
     FINAL,
     LOCK_FILE,
     RunLock,
+    check_root,
     check_run_name,
     checkpoint_content,
     load_checkpoint,
@@ -451,8 +452,7 @@ def _check_run_config(config: RunConfig) -> None:
         raise BoardgymError("--resume needs --run-name NAME: the run folder to continue")
     if config.run_name:
         check_run_name(config.run_name)
-    if not str(config.root).strip():
-        raise BoardgymError("--root is empty; give the folder that holds the runs, e.g. runs")
+    check_root(config.root)
 
 
 def _resumed_step(payload: dict[str, Any]) -> int:
