@@ -499,7 +499,7 @@ def _add_ladder(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(LADDERS)}")
     parser.add_argument("--games", type=int, default=20, help="games per pairing, seats alternated (default 20)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of every game (default 0)")
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of every game (default 0)")
     parser.add_argument("--run-name", default=None, help="folder name under runs/GAME/ladder/ (default s<seed>)")
     parser.add_argument("--root", default="runs", help="the runs root the run folder goes under (default runs)")
     parser.add_argument("--resume", action="store_true", help="finish or extend (more --games) the run --run-name")

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from boardgym.bench import optional_import
+from boardgym.config import seed_value
 from boardgym.games import make_game
 
 
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each side is kept")
     parser.add_argument("--games", nargs="*", default=None, help="only these rows (default: all)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_value, default=0)
     parser.add_argument(
         "--clock",
         choices=["cpu", "wall"],

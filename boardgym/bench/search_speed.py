@@ -36,6 +36,7 @@ from boardgym.agents.mcts import MCTS
 from boardgym.agents.minimax import AlphaBeta
 from boardgym.agents.registry import make_agent
 from boardgym.bench import optional_import
+from boardgym.config import seed_value
 from boardgym.games import make_game
 
 UCT_C = 1.4
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
     parser.add_argument("--seconds", type=float, default=1.0, help="time per MCTS measurement")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each side is kept")
     parser.add_argument("--games", nargs="*", default=None, help="only these games (default: all)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_value, default=0)
     args = parser.parse_args(argv)
     pyspiel = optional_import("pyspiel")
     python_mcts = optional_import("open_spiel.python.algorithms.mcts")

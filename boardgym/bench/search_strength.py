@@ -16,6 +16,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from boardgym.config import seed_value
 from boardgym.evaluate.match import DRAW, play_match
 from boardgym.evaluate.ratings import wilson_interval
 from boardgym.games import make_game, parse_game_params
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None, prog: str = "search_strength") -> int:
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_value, default=0)
     args = parser.parse_args(argv)
     params = parse_game_params(args.param)
     tasks = [(args.game, params, args.agent_a, args.agent_b, args.seed, i) for i in range(args.games)]

@@ -38,6 +38,7 @@ from boardgym.agents.alphazero.selfplay import (
     play_selfplay_games,
 )
 from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
+from boardgym.config import seed_value
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.train.alphazero import Config, _train_steps
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
         default=40_000.0,
         help="assumed training samples/s of a GPU learner (not measured here; see docs/cluster.md)",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_value, default=0)
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games_per_round < 2 or args.simulations < 1 or args.train_steps < 1:
         parser.error("--rounds, --simulations and --train-steps must be at least 1, --games-per-round at least 2")

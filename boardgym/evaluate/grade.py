@@ -25,6 +25,7 @@ from typing import Any
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
+from boardgym.config import seed_value
 from boardgym.evaluate.grade_sets import SET_BUILDERS, SET_VERSIONS, GradedPosition
 from boardgym.evaluate.ratings import wilson_interval
 from boardgym.game import Game
@@ -210,7 +211,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym grade") -> int:
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(SET_BUILDERS)}")
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
     parser.add_argument("--agent", required=True, metavar="SPEC", help="the agent to grade, e.g. mcts:simulations=800")
-    parser.add_argument("--seed", type=int, default=0, help="the agent's seed (default 0)")
+    parser.add_argument("--seed", type=seed_value, default=0, help="the agent's seed (default 0)")
     parser.add_argument("--run-name", default=None, help="folder under runs/<game>/grade/ (default: s<seed>-<time>)")
     parser.add_argument("--root", default=str(RUNS_ROOT), help="runs root (default runs)")
     args = parser.parse_args(argv)
