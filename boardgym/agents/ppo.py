@@ -37,7 +37,9 @@ class PPOAgent(BaseAgent):
         if checkpoint is not None and Path(checkpoint).is_file() and is_sb3_zip(Path(checkpoint)):
             self.policy = read_sb3_policy(Path(checkpoint), game)
         else:
-            payload = load_checkpoint(checkpoint, format=FORMAT, game=game, required=("net_arch", "policy"), method="ppo")
+            payload = load_checkpoint(
+                checkpoint, format=FORMAT, game=game, required=("net_arch", "policy"), method="ppo"
+            )
             with checkpoint_content(checkpoint, method="ppo", game=game):
                 policy, net_arch = payload["policy"], [int(width) for width in payload["net_arch"]]
                 check_finite(policy, "policy")

@@ -66,6 +66,7 @@ class HexState(NamedTuple):
     free: bytes | tuple[Action, ...]
 
 
+_BYTES = [bytes((action,)) for action in range(256)]  # an action's byte in a ``free`` of bytes
 _new_state = tuple.__new__  # HexState's fields in one tuple: cheaper than the NamedTuple's __new__
 
 
@@ -160,8 +161,11 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         black, white = stones
         if outcome != ONGOING or action < 0 or (black | white) & bit:
             self.raise_illegal(state, action)
-        i = bisect_left(free, action)
-        free = free[:i] + free[i + 1 :]  # type: ignore[operator]  # bytes + bytes or tuple + tuple
+        if type(free) is bytes:  # one C call: each action is in free once
+            free = free.replace(_BYTES[action], b"", 1)
+        else:
+            i = bisect_left(free, action)
+            free = free[:i] + free[i + 1 :]  # type: ignore[operator]  # tuple + tuple
         if player == BLACK:
             near, far = groups[0], groups[1]
             mine = black | bit
@@ -288,10 +292,13 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
     def flood(self, group: int, through: int) -> int:
         """``group`` grown through the cells of ``through`` until it stops: with ``through`` a
         player's stones, the chains that ``group`` touches. Both are bitboards of cells."""
-        s, d = self.stride, self.stride - 1
+        s = self.stride
         allowed = group | through  # the padding column is never in it: shifts cannot wrap
         while True:
-            grown = (group | group << 1 | group >> 1 | group << s | group >> s | group << d | group >> d) & allowed
+            # The six neighbour shifts (1, s and s - 1 each way) in four: the shifts by s - 1
+            # are those by s of the group shifted by 1 the other way.
+            left, right = group | group >> 1, group | group << 1
+            grown = (left | right | left << s | right >> s) & allowed
             if grown == group:
                 return group
             group = grown

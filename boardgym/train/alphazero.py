@@ -45,11 +45,13 @@ from boardgym.agents.alphazero.agent import (
     NETWORK_KEYS,
     AlphaZeroAgent,
     checkpoint_payload,
+    load_network,
     network_from_payload,
     resolve_device,
 )
 from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy
+from boardgym.agents.alphazero.pretrained import pretrained_file
 from boardgym.agents.alphazero.replay import ReplayBuffer
 from boardgym.agents.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha, play_selfplay_games
 from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
@@ -112,6 +114,11 @@ class Config(RunConfig):
     blocks: int = option(2, "residual blocks")
     channels: int = option(32, "channels per convolution")
     value_hidden: int = option(64, "hidden units of the value head")
+    init: str | None = option(
+        None,
+        "start from these weights instead of random ones: 'pretrained' (the network shipped for this game) or "
+        "the path of an alphazero checkpoint; --blocks/--channels/--value-hidden must match it",
+    )
     buffer_size: int = option(20_000, "replay buffer capacity in positions (symmetric copies included)")
     batch_size: int = option(128, "training minibatch size")
     train_steps: int = option(80, "training minibatches per iteration")
@@ -147,6 +154,8 @@ def train(config: Config) -> Path:
             "pick a two-player game (boardgym list games)"
         )
     opponents = _usable_opponents(game, config)
+    # Read before the run folder opens, so that a wrong --init leaves no folder behind.
+    initial = _initial_weights(config, game, device) if config.init is not None and not config.resume else None
     torch.set_num_threads(max(1, config.threads))
     with run:
         replay_path = run.folder / LEGACY_REPLAY
@@ -162,6 +171,9 @@ def train(config: Config) -> Path:
         if run.resumed is not None:
             with run.restoring():
                 history, previous = _restore(run, replay_path, network, optimizer, buffer, rng, device)
+        elif initial is not None:
+            network.load_state_dict(initial)
+            previous = copy.deepcopy(network).eval()
         settings = SelfPlaySettings(
             simulations=config.simulations,
             c_puct=config.c_puct,
@@ -454,6 +466,21 @@ def _restore(
             )
         buffer.load_state_dict(replay)
     return json.loads(payload["history"]), previous.eval()
+
+
+def _initial_weights(config: Config, game: Game, device: torch.device) -> dict[str, torch.Tensor]:
+    """The weights named by ``--init`` (``pretrained`` or a checkpoint path), checked against
+    the network this config builds."""
+    init = str(config.init)
+    path = pretrained_file(game) if init == "pretrained" else Path(init)
+    saved = load_network(path, game, device=device)
+    wanted = build_network(game, blocks=config.blocks, channels=config.channels, value_hidden=config.value_hidden)
+    if saved.architecture() != wanted.architecture():
+        raise BoardgymError(
+            f"--init {init}: {str(path)!r} holds a network of {saved.architecture()}, but this run asks for "
+            f"{wanted.architecture()}; pass the matching --blocks, --channels and --value-hidden"
+        )
+    return saved.state_dict()
 
 
 def _remove_replays(folder: Path, keep: str) -> None:

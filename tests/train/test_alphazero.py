@@ -259,3 +259,24 @@ def test_config_json_records_the_workers_used(in_tmp: Path) -> None:
     path = train(tiny_config(in_tmp, run_name="auto", workers="auto", games_per_iteration=2, eval_every=0))
     written = json.loads((path.parent / "config.json").read_text())
     assert written["workers"] == "auto" and written["workers_used"] >= 1
+
+
+def test_init_starts_from_another_runs_weights(in_tmp: Path) -> None:
+    first = train(tiny_config(in_tmp, run_name="first", eval_every=0))
+    # No learning (lr 0): the parameters end as they started, which is the first run's network.
+    second = train(tiny_config(in_tmp, run_name="second", eval_every=0, init=str(first), lr=0.0))
+    before, after = load_checkpoint(first)["state_dict"], load_checkpoint(second)["state_dict"]
+    network = load_network(second, make_game("tictactoe"))
+    for name, _ in network.named_parameters():
+        assert torch.equal(before[name], after[name]), name
+    assert json.loads((second.parent / "config.json").read_text())["init"] == str(first)
+
+
+def test_init_names_what_does_not_match(in_tmp: Path) -> None:
+    with pytest.raises(BoardgymError, match="--blocks, --channels and --value-hidden"):
+        train(tiny_config(in_tmp, run_name="pretrained-mismatch", init="pretrained"))
+    with pytest.raises(BoardgymError, match="missing.pt"):
+        train(tiny_config(in_tmp, run_name="missing", init=str(in_tmp / "missing.pt")))
+    with pytest.raises(BoardgymError, match="no pretrained alphazero network ships for nim"):
+        train(tiny_config(in_tmp, run_name="nim", game="nim", init="pretrained"))
+    assert not (in_tmp / "runs/tictactoe/alphazero/pretrained-mismatch").exists()  # refused before it opened
