@@ -54,6 +54,8 @@ import math
 import random
 import time as _time
 from collections.abc import Callable, Sequence
+from itertools import repeat
+from operator import add, mul
 from typing import Any
 
 import numpy as np
@@ -268,8 +270,8 @@ class MCTS:
                     actions[i], actions[j] = actions[j], actions[i]
                     node.untried = i + 1
                 else:
-                    explore = c_uct * sqrt(log(node.n))
-                    scores = [q + explore * r for q, r in zip(node.edge_q, node.edge_r, strict=True)]
+                    # q + c * sqrt(log n) * r for every edge, in C (maps, no bytecode per edge)
+                    scores = [*map(add, node.edge_q, map(mul, node.edge_r, repeat(c_uct * sqrt(log(node.n)))))]
                     i = scores.index(max(scores))
                 nodes.append(node)
                 edges.append(i)
@@ -466,9 +468,8 @@ class MCTS:
                 j = i + int(self._random.random() * (len(actions) - i))
                 actions[i], actions[j] = actions[j], actions[i]
                 node.untried += 1
-            else:  # UCT, inlined: this line is most of the tree's cost
-                explore = c_uct * sqrt(log(node.n))
-                scores = [q + explore * r for q, r in zip(node.edge_q, node.edge_r, strict=True)]
+            else:  # UCT, inlined (as in _run_uct): this line is most of the tree's cost
+                scores = [*map(add, node.edge_q, map(mul, node.edge_r, repeat(c_uct * sqrt(log(node.n)))))]
                 i = scores.index(max(scores))
             path.append((node, i))
             if virtual:
