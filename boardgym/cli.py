@@ -426,7 +426,8 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="moves in each opening (default: the fewest with at least 1000 different openings)",
+        help="moves in each opening (default: the fewest with at least 1000 different openings); given, it turns "
+        "the suite on under --openings auto",
     )
     parser.add_argument("--no-plots", action="store_true", help="skip the png plots")
     parser.add_argument(

@@ -404,9 +404,11 @@ def _opening_plies(
         settings_path = Path(resumed) / SETTINGS_FILE
         if settings_path.is_file():  # keep the suite of the games already played
             return int(json.loads(settings_path.read_text()).get("opening_plies", 0))
+    if plies is not None:  # asked for by name: on under auto too
+        return plies
     if openings == "auto" and not any(is_deterministic(_agent_for_seed(spec, game), game, seed) for spec in specs):
         return 0
-    return default_plies(game) if plies is None else plies
+    return default_plies(game)
 
 
 def _agent_for_seed(spec: str | Agent, game: Game) -> Callable[[int], Agent]:

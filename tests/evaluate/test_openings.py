@@ -98,6 +98,11 @@ def test_auto_leaves_seeded_agents_alone_and_on_forces_the_suite() -> None:
     by_round = [g.record.moves[:4] for g in forced.games]
     assert by_round[0] == by_round[1] and by_round[2] == by_round[3] and by_round[0] != by_round[2]
     assert all(g.record.opening == 4 for g in forced.games)
+    # Plies asked for by name turn the suite on under auto; off still wins.
+    asked = run_tournament("tictactoe", ["random", "perfect"], 4, seed=2, opening_plies=2, progress=False)
+    assert asked.opening_plies == 2 and all(g.record.opening == 2 for g in asked.games)
+    off = run_tournament("tictactoe", ["random", "perfect"], 4, seed=2, openings="off", opening_plies=2, progress=False)
+    assert off.opening_plies == 0
 
 
 def test_suite_survives_files_and_resume(tmp_path) -> None:
