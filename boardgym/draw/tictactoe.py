@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from boardgym.draw.canvas import INK, MUTED, Canvas
-from boardgym.games.tictactoe import DRAW, LINES, ONGOING, TicTacToe, TicTacToeState
+from boardgym.games.tictactoe import DRAW, LINES, ONGOING, TicTacToe, TicTacToeState, outcome, stones
 from boardgym.types import Action
 
 CELL = 90
@@ -18,7 +18,8 @@ O_COLOUR = "#1f5fa8"
 def draw(game: TicTacToe, state: TicTacToeState, history: Sequence[Action] = ()) -> Canvas:
     size = 2 * MARGIN + 3 * CELL
     canvas = Canvas(size, size)
-    x_board, o_board = state.stones
+    x_board, o_board = stones(state)
+    result = outcome(state)
     for i in range(3):
         canvas.text(MARGIN + (i + 0.5) * CELL, MARGIN / 2, "abc"[i], size=16, fill=MUTED)
         canvas.text(MARGIN / 2, MARGIN + (i + 0.5) * CELL, str(i + 1), size=16, fill=MUTED)
@@ -43,8 +44,8 @@ def draw(game: TicTacToe, state: TicTacToeState, history: Sequence[Action] = ())
             canvas.circle(cx, cy, 0.29 * CELL, fill="none", stroke=O_COLOUR, stroke_width=8)
     if history and 0 <= history[-1] < 9:
         canvas.last_move_box(*_corner(history[-1]), CELL - 12, CELL - 12)
-    if state.outcome in (0, 1):
-        won = state.stones[state.outcome]
+    if result in (0, 1):
+        won = (x_board, o_board)[result]
         for line in LINES:
             if won & line == line:
                 cells = [c for c in range(9) if line >> c & 1]
@@ -76,12 +77,12 @@ def draw(game: TicTacToe, state: TicTacToeState, history: Sequence[Action] = ())
             height=CELL - 12,
             rx=6,
         )
-    if state.outcome == DRAW:
+    if result == DRAW:
         canvas.caption = "draw"
-    elif state.outcome != ONGOING:
-        canvas.caption = f"{'XO'[state.outcome]} wins"
+    elif result != ONGOING:
+        canvas.caption = f"{'XO'[result]} wins"
     else:
-        canvas.caption = f"{'XO'[state.player]} to move"
+        canvas.caption = f"{'XO'[game.current_player(state)]} to move"
     return canvas
 
 

@@ -1,4 +1,4 @@
-"""Tic-Tac-Toe rules over 9-bit boards.
+"""Tic-Tac-Toe rules over position codes: every position is precomputed.
 
 Cells and actions (action = cell index; column letter + row number when typed)::
 
@@ -10,11 +10,17 @@ Cells and actions (action = cell index; column letter + row number when typed)::
     3  6 | 7 | 8
 
 Player 0 plays X and moves first. The game value with perfect play is a draw.
+
+A state is a plain ``int``, the position's code: the sum over the cells of the cell's mark
+(0 empty, 1 X, 2 O) times ``3 ** cell``. The whole game has 5,478 positions, so the rules are
+tables indexed by code, built once per process (19,683 entries each, compact enough to stay
+in the processor's cache): whether the game is over, the legal moves, the position after each
+move. ``stones(state)`` gives the two players' 9-bit boards, ``outcome(state)`` the result
+(-1 still going, 0 or 1 the winner, 2 a draw), ``TicTacToe.state(x, o)`` the code of a
+position given by its boards.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import numpy as np
 
@@ -37,19 +43,61 @@ FULL = 0b111111111
 # Precomputed over all 512 masks: does this set of cells hold a line? which cells are free?
 _HAS_LINE = tuple(any(mask & line == line for line in LINES) for mask in range(512))
 _FREE_CELLS = tuple(tuple(c for c in range(9) if not mask >> c & 1) for mask in range(512))
+_TERNARY = tuple(sum(3**c for c in range(9) if mask >> c & 1) for mask in range(512))  # X's code of a board
 
 ONGOING, DRAW = -1, 2
+CODES = 3**9
+
+TicTacToeState = int
+"""A position's code (see the module docstring)."""
 
 
-class TicTacToeState(NamedTuple):
-    """``stones[p]`` is player p's 9-bit board; ``outcome`` is -1 ongoing, 0/1 winner, 2 draw;
-    ``key`` is ``stones[0] | stones[1] << 9``, the position's number in the game's tables (the
-    rules look positions up by it without hashing the whole state)."""
+def _tables() -> tuple[list[int | None], list[bool], list[list[Action]], list[int | None], list[int], list[int]]:
+    """Per code: the outcome (None: not a position: marks overlap, counts differ by more than
+    one, or both players have a line), whether the game is over, the legal moves, the child
+    after each action (flat, ``9 * code + action``; None where illegal), X's and O's boards."""
+    outcome: list[int | None] = [None] * CODES
+    over = [True] * CODES
+    legal: list[list[Action]] = [[] for _ in range(CODES)]
+    xs, os = [0] * CODES, [0] * CODES
+    codes = list(range(CODES))  # one int object per code, shared by every table entry
+    children: list[int | None] = [None] * (9 * CODES)
+    for x in range(512):
+        free = FULL ^ x
+        o = free
+        while True:  # every board of O on the cells X leaves free
+            lead = x.bit_count() - o.bit_count()
+            if 0 <= lead <= 1 and not (_HAS_LINE[x] and _HAS_LINE[o]):
+                code = _TERNARY[x] + 2 * _TERNARY[o]
+                xs[code], os[code] = x, o
+                result = 0 if _HAS_LINE[x] else 1 if _HAS_LINE[o] else DRAW if x | o == FULL else ONGOING
+                outcome[code] = result
+                if result == ONGOING:
+                    over[code] = False
+                    moves = list(_FREE_CELLS[x | o])
+                    legal[code] = moves
+                    mark = 1 + lead  # X moves when the counts are equal (lead 0), O after X
+                    for action in moves:
+                        children[9 * code + action] = codes[code + mark * 3**action]
+            if not o:
+                break
+            o = (o - 1) & free
+    return outcome, over, legal, children, xs, os
 
-    stones: tuple[int, int]
-    player: int
-    outcome: int
-    key: int
+
+_OUTCOME, _OVER, _LEGAL, _CHILDREN, _X, _O = _tables()
+
+
+def stones(state: TicTacToeState) -> tuple[int, int]:
+    """X's and O's 9-bit boards (bit ``cell``)."""
+    return _X[state], _O[state]
+
+
+def outcome(state: TicTacToeState) -> int:
+    """-1 while the game goes on, else the winner (0 X, 1 O) or 2 for a draw."""
+    result = _OUTCOME[state]
+    assert result is not None, f"{state} is not a tic-tac-toe position code"
+    return result
 
 
 class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries[TicTacToeState]):
@@ -60,82 +108,49 @@ class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries
     observation_shape = (2, 3, 3)
 
     def __init__(self) -> None:
-        # Indexed by key (lists, not dicts: an index costs less than a hash lookup), the state
-        # after each action (None where illegal) and the legal actions, filled as positions
-        # are met: the whole game has only 5,478 positions.
-        self._children: list[tuple[TicTacToeState | None, ...] | None] = [None] * (1 << 18)
-        self._legal: list[list[Action] | None] = [None] * (1 << 18)
-        self._initial = TicTacToeState((0, 0), 0, ONGOING, 0)
         # The 8 symmetries of the square as cell maps; an action is a cell, so they map actions too.
         self._symmetries = [cell_targets(3, symmetry) for symmetry in square_symmetries(3)]
 
     def initial_state(self) -> TicTacToeState:
-        return self._initial
+        return 0
 
     def state(self, x: int, o: int) -> TicTacToeState:
         """The position with X's and O's 9-bit boards ``x`` and ``o`` (outcome and player to
         move follow from them; X moves when both have the same count)."""
-        if (
-            x & o
-            or not 0 <= x | o <= FULL
-            or not 0 <= x.bit_count() - o.bit_count() <= 1
-            or (_HAS_LINE[x] and _HAS_LINE[o])  # both cannot have won
-        ):
+        if x & o or not 0 <= x | o <= FULL or _OUTCOME[_TERNARY[x] + 2 * _TERNARY[o]] is None:
             raise BoardgymError(f"boards x={x:#011b}, o={o:#011b} are not a tic-tac-toe position")
-        player = x.bit_count() - o.bit_count()
-        outcome = 0 if _HAS_LINE[x] else 1 if _HAS_LINE[o] else DRAW if x | o == FULL else ONGOING
-        return TicTacToeState((x, o), player, outcome, x | o << 9)
+        return _TERNARY[x] + 2 * _TERNARY[o]
 
     def current_player(self, state: TicTacToeState) -> Player:
-        return state.player
+        return _X[state].bit_count() - _O[state].bit_count()
 
     def legal_actions(self, state: TicTacToeState) -> list[Action]:
-        legal = self._legal[state[3]]
-        if legal is None:
-            (x, o), _, outcome, key = state
-            legal = self._legal[key] = [] if outcome != ONGOING else list(_FREE_CELLS[x | o])
-        return legal.copy()
+        return _LEGAL[state].copy()
 
     def apply(self, state: TicTacToeState, action: Action) -> TicTacToeState:
         if type(action) is not int:
             action = as_action(action)
-        children = self._children[state[3]]
-        if children is None:
-            children = self._children[state[3]] = tuple(self._child(state, a) for a in range(9))
-        if not 0 <= action < 9 or (child := children[action]) is None:
-            self.raise_illegal(state, action)
-        return child
-
-    def _child(self, state: TicTacToeState, action: Action) -> TicTacToeState | None:
-        (x, o), player, outcome, _ = state
-        occupied = x | o
-        if outcome != ONGOING or occupied >> action & 1:
-            return None
-        if player == 0:
-            x |= 1 << action
-            won = _HAS_LINE[x]
-        else:
-            o |= 1 << action
-            won = _HAS_LINE[o]
-        if won:
-            outcome = player
-        elif occupied | 1 << action == FULL:
-            outcome = DRAW
-        return TicTacToeState((x, o), 1 - player, outcome, x | o << 9)
+        if 0 <= action < 9:
+            child = _CHILDREN[9 * state + action]
+            if child is not None:
+                return child
+        self.raise_illegal(state, action)
 
     def is_terminal(self, state: TicTacToeState) -> bool:
-        return state.outcome != ONGOING
+        return _OVER[state]
 
     def returns(self, state: TicTacToeState) -> tuple[float, float]:
-        if state.outcome == 0:
+        result = _OUTCOME[state]
+        if result == 0:
             return (1.0, -1.0)
-        if state.outcome == 1:
+        if result == 1:
             return (-1.0, 1.0)
         return (0.0, 0.0)
 
     def observation(self, state: TicTacToeState, player: Player) -> Planes:
         """Plane 0: ``player``'s marks; plane 1: the opponent's."""
-        own, opp = state.stones[player], state.stones[1 - player]
+        boards = stones(state)
+        own, opp = boards[player], boards[1 - player]
         return bits_to_cells(own | opp << 9, 18).reshape(self.observation_shape)
 
     @property
@@ -146,7 +161,8 @@ class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries
         """Evaluation features for ``player`` (weights over them are evolved by ``coevolve``):
         lines holding two of ``player``'s marks and none of the opponent's, the same with one
         mark, the same two counts for the opponent, and who holds the centre (+1, -1 or 0)."""
-        own, opp = state.stones[player], state.stones[1 - player]
+        boards = stones(state)
+        own, opp = boards[player], boards[1 - player]
         counts = [0, 0, 0, 0]
         for line in LINES:
             mine, theirs = (own & line).bit_count(), (opp & line).bit_count()
@@ -159,11 +175,10 @@ class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries
 
     def symmetric_states(self, state: TicTacToeState) -> list[tuple[TicTacToeState, np.ndarray]]:
         """The 8 rotations and reflections, with the action maps (``boardgym.games.symmetry``)."""
-        x, o = state.stones
+        x, o = stones(state)
         images = []
         for targets in self._symmetries:
-            x_image, o_image = permute_bits(x, targets), permute_bits(o, targets)
-            image = state._replace(stones=(x_image, o_image), key=x_image | o_image << 9)
+            image = _TERNARY[permute_bits(x, targets)] + 2 * _TERNARY[permute_bits(o, targets)]
             images.append((image, np.array(targets)))
         return images
 
@@ -172,18 +187,20 @@ class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries
         return augment(self, state, policy)
 
     def render(self, state: TicTacToeState) -> str:
+        x, o = stones(state)
         rows = ["   a b c"]
         for r in range(3):
             cells = []
             for c in range(3):
                 i = 3 * r + c
-                cells.append("X" if state.stones[0] >> i & 1 else "O" if state.stones[1] >> i & 1 else ".")
+                cells.append("X" if x >> i & 1 else "O" if o >> i & 1 else ".")
             rows.append(f"{r + 1}  " + " ".join(cells))
         rows.append(_status(state))
         return "\n".join(rows)
 
     def board_grid(self, state: TicTacToeState) -> np.ndarray:
-        grid = bits_to_cells(state.stones[0], 9) + 2 * bits_to_cells(state.stones[1], 9)
+        x, o = stones(state)
+        grid = bits_to_cells(x, 9) + 2 * bits_to_cells(o, 9)
         return grid.astype(np.int8).reshape(3, 3)
 
     def action_to_str(self, state: TicTacToeState, action: Action) -> str:
@@ -202,8 +219,10 @@ class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries
 
 
 def _status(state: TicTacToeState) -> str:
-    if state.outcome == DRAW:
+    result = outcome(state)
+    if result == DRAW:
         return "draw"
-    if state.outcome != ONGOING:
-        return f"{'XO'[state.outcome]} wins"
-    return f"{'XO'[state.player]} to move"
+    if result != ONGOING:
+        return f"{'XO'[result]} wins"
+    x, o = stones(state)
+    return f"{'XO'[x.bit_count() - o.bit_count()]} to move"

@@ -17,7 +17,7 @@ class MirroredTicTacToe(TicTacToe):
     MIRROR = np.array([2, 1, 0, 5, 4, 3, 8, 7, 6])
 
     def symmetries(self, state, policy):
-        planes = self.observation(state, state.player)
+        planes = self.observation(state, self.current_player(state))
         return [(planes, policy), (planes[:, :, ::-1].copy(), policy[self.MIRROR])]
 
 

@@ -18,6 +18,7 @@ from boardgym.agents.alphazero.selfplay import (
 from boardgym.agents.leaf import Evaluator, RolloutEvaluator
 from boardgym.agents.mcts import MCTS
 from boardgym.games import GAMES
+from boardgym.games.tictactoe import stones
 
 
 @pytest.fixture(autouse=True)
@@ -122,7 +123,8 @@ def test_selfplay_records_legal_policies_and_final_results() -> None:
 
 
 def _stones(state) -> int:
-    return (state.stones[0] | state.stones[1]).bit_count()
+    x, o = stones(state)
+    return (x | o).bit_count()
 
 
 def test_selfplay_is_reproducible_from_its_seed() -> None:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from boardgym import BoardgymError, IllegalActionError, make_game
-from boardgym.games.tictactoe import TicTacToeState
+from boardgym.games.tictactoe import TicTacToeState, outcome, stones
 
 GAME = make_game("tictactoe")
 
@@ -18,7 +18,7 @@ def board(text: str, player: int) -> TicTacToeState:
     x = sum(1 << i for i, c in enumerate(cells) if c == "X")
     o = sum(1 << i for i, c in enumerate(cells) if c == "O")
     state = GAME.state(x, o)
-    assert state.player == player and state.outcome == -1
+    assert GAME.current_player(state) == player and outcome(state) == -1
     return state
 
 
@@ -83,7 +83,7 @@ def test_states_built_from_boards_match_the_states_reached_by_play() -> None:
     for _ in range(50):
         state = GAME.initial_state()
         while True:
-            x, o = state.stones
+            x, o = stones(state)
             assert GAME.state(x, o) == state
             if GAME.is_terminal(state):
                 break

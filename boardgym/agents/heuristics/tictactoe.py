@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.games.tictactoe import LINES, TicTacToe, TicTacToeState
+from boardgym.games.tictactoe import LINES, TicTacToe, TicTacToeState, stones
 from boardgym.types import Action, Player
 
 _WEIGHT = (0.0, 1.0, 4.0, 16.0)
@@ -19,7 +19,8 @@ class OpenLines:
         self.rng = rng
 
     def evaluate(self, state: TicTacToeState, player: Player) -> float:
-        own, opp = state.stones[player], state.stones[1 - player]
+        boards = stones(state)
+        own, opp = boards[player], boards[1 - player]
         score = 0.0
         for line in LINES:
             mine, theirs = own & line, opp & line
