@@ -70,11 +70,12 @@ class NimPolicy:
         self._bits = max(game.heaps).bit_length()
 
     def act(self, state: NimState, rand: random.Random) -> Action:
+        heaps = self.game.heaps_of(state)
         if self.kind == "rules":
-            return self._rule_move(state.heaps, rand)
-        best = self._best.get(state.heaps)
+            return self._rule_move(heaps, rand)
+        best = self._best.get(heaps)
         if best is None:
-            best = self._best[state.heaps] = self._best_moves(state)
+            best = self._best[heaps] = self._best_moves(state)
         return best[int(rand.random() * len(best))] if len(best) > 1 else best[0]
 
     def features(self, heaps: tuple[int, ...]) -> list[float]:
@@ -98,7 +99,7 @@ class NimPolicy:
         weights = self.genes
         scored = []
         for action in self.game.legal_actions(state):
-            after = self.game.apply(state, action).heaps
+            after = self.game.heaps_of(self.game.apply(state, action))
             scored.append((sum(w * f for w, f in zip(weights, self.features(after), strict=True)), action))
         top = max(score for score, _ in scored)
         return [action for score, action in scored if score >= top - 1e-12]

@@ -35,7 +35,7 @@ def winning_moves(game: Nim, state: NimState) -> list[Action]:
     return [
         action
         for action in game.legal_actions(state)
-        if not mover_wins(game.apply(state, action).heaps, game.misere, game.k)
+        if not mover_wins(game.heaps_of(game.apply(state, action)), game.misere, game.k)
     ]
 
 

@@ -24,7 +24,7 @@ def draw(game: Nim, state: NimState, history: Sequence[Action] = ()) -> Canvas:
     canvas = Canvas(width, 2 * MARGIN + len(game.heaps) * ROW)
     taken = _last_take(game, history)
     terminal = game.is_terminal(state)
-    for heap, (count, size) in enumerate(zip(state.heaps, game.heaps, strict=True)):
+    for heap, (count, size) in enumerate(zip(game.heaps_of(state), game.heaps, strict=True)):
         y = MARGIN + heap * ROW
         canvas.text(MARGIN, y + ROW / 2, f"heap {heap + 1}", size=15, text_anchor="start")
         canvas.text(width - 20, y + ROW / 2, str(count), size=15, fill=MUTED)
@@ -70,7 +70,7 @@ def draw(game: Nim, state: NimState, history: Sequence[Action] = ()) -> Canvas:
         winner = 0 if game.returns(state)[0] > 0 else 1
         canvas.caption = f"player {winner} wins ({rule}{limit})"
     else:
-        canvas.caption = f"player {state.player} to move ({rule}{limit})"
+        canvas.caption = f"player {game.current_player(state)} to move ({rule}{limit})"
     return canvas
 
 

@@ -235,9 +235,9 @@ def nim_set(game: Game) -> list[GradedPosition]:
         for action in game.legal_actions(state):
             child = game.apply(state, action)
             if game.is_terminal(child):
-                values[action] = 1 if game.returns(child)[state.player] > 0 else -1
+                values[action] = 1 if game.returns(child)[game.current_player(state)] > 0 else -1
             else:
-                values[action] = -1 if mover_wins(child.heaps, game.misere, game.k) else 1
+                values[action] = -1 if mover_wins(game.heaps_of(child), game.misere, game.k) else 1
         if len(set(values.values())) > 1:
             positions.append(GradedPosition(state, ply, values))
     return positions

@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 
@@ -33,14 +32,11 @@ MAX_HEAP = 1000
 there are as many actions, so beyond these a game would take memory, not play."""
 
 
-class NimState(NamedTuple):
-    """``heaps`` and the ``player`` to move; ``key`` numbers the position in the game's tables
-    (``Nim.state`` builds a state from heaps, key included). Search keys dictionaries by
-    whole states, while the rules look positions up by ``key`` without hashing the heaps."""
-
-    heaps: tuple[int, ...]
-    player: int
-    key: int
+NimState = int
+"""A position's key: ``player + sum(heaps[i] * radix[i])``, a mixed-radix number with the
+player to move as its lowest digit (``radix[0] = 2``, ``radix[i + 1] = radix[i] * (heaps[i] +
+1)``); 0 or 1 when every heap is empty. ``Nim.state(heaps, player)`` builds one,
+``Nim.heaps_of(state)`` reads the heaps back, ``Nim.current_player`` the player."""
 
 
 class _Forgetful:
@@ -76,14 +72,16 @@ class Nim(Game[NimState]):
         width = max(self.heaps)
         self._rows = np.tril(np.ones((width + 1, width), dtype=np.float32), -1)  # _rows[n] = n ones
         self._decode = [divmod(a, self.max_take) for a in range(self.num_actions)]
-        # key = player + sum(heaps[i] * _radix[i]): a mixed-radix number, 0 or 1 for empty heaps.
         self._radix = tuple(2 * math.prod(h + 1 for h in self.heaps[:i]) for i in range(len(self.heaps)))
-        # Memo tables indexed by key: the legal actions of each position, and the state after
-        # each action (None where illegal). Filled as positions are met; skipped for very large games.
+        # Memo tables indexed by key: the heaps, the legal actions and the position after each
+        # action (None where illegal) of each position. Filled as positions are met; skipped
+        # for very large games.
         positions = 2 * math.prod(h + 1 for h in self.heaps)
-        self._legal: list[list[int] | None] | _Forgetful = [None] * positions if positions <= 400_000 else _Forgetful()
+        small = positions <= 400_000
+        self._heaps: list[tuple[int, ...] | None] | _Forgetful = [None] * positions if small else _Forgetful()
+        self._legal: list[list[int] | None] | _Forgetful = [None] * positions if small else _Forgetful()
         self._children: list[tuple[NimState | None, ...] | None] | _Forgetful = (
-            [None] * positions if positions <= 400_000 else _Forgetful()
+            [None] * positions if small else _Forgetful()
         )
         self._initial = self.state(self.heaps)
 
@@ -97,54 +95,59 @@ class Nim(Game[NimState]):
             raise BoardgymError(f"heaps {heaps} do not fit this game's heaps {self.heaps} (one count 0..size per heap)")
         if player not in (0, 1):
             raise BoardgymError(f"player {player!r} must be 0 or 1")
-        return NimState(heaps, player, player + sum(h * r for h, r in zip(heaps, self._radix, strict=True)))
+        return player + sum(h * r for h, r in zip(heaps, self._radix, strict=True))
+
+    def heaps_of(self, state: NimState) -> tuple[int, ...]:
+        """The objects left in each heap."""
+        heaps = self._heaps[state]
+        if heaps is None:
+            heaps = tuple((state // r) % (top + 1) for r, top in zip(self._radix, self.heaps, strict=True))
+            self._heaps[state] = heaps
+        return heaps
 
     def initial_state(self) -> NimState:
         return self._initial
 
     def current_player(self, state: NimState) -> Player:
-        return state.player
+        return state & 1
 
     def legal_actions(self, state: NimState) -> list[Action]:
-        legal = self._legal[state[2]]
+        legal = self._legal[state]
         if legal is None:
             T = self.max_take
-            legal = [h * T + t for h, n in enumerate(state.heaps) for t in range(min(n, T))]
-            self._legal[state[2]] = legal
+            legal = [h * T + t for h, n in enumerate(self.heaps_of(state)) for t in range(min(n, T))]
+            self._legal[state] = legal
         return legal.copy()
 
     def apply(self, state: NimState, action: Action) -> NimState:
         if type(action) is not int:
             action = as_action(action)
-        children = self._children[state[2]]
+        children = self._children[state]
         if children is None:
-            children = self._children[state[2]] = tuple(self._child(state, a) for a in range(self.num_actions))
+            children = self._children[state] = tuple(self._child(state, a) for a in range(self.num_actions))
         if not 0 <= action < self.num_actions or (child := children[action]) is None:
             self.raise_illegal(state, action)
         return child
 
     def _child(self, state: NimState, action: Action) -> NimState | None:
-        heaps, player, key = state
         heap, take_minus_one = self._decode[action]
-        left = heaps[heap] - take_minus_one - 1
-        if left < 0:
+        if self.heaps_of(state)[heap] <= take_minus_one:
             return None
-        after = heaps[:heap] + (left,) + heaps[heap + 1 :]
         # The key drops by take * radix for the heap, and its player digit flips.
-        return NimState(after, 1 - player, key - (take_minus_one + 1) * self._radix[heap] + 1 - 2 * player)
+        return state - (take_minus_one + 1) * self._radix[heap] + 1 - 2 * (state & 1)
 
     def is_terminal(self, state: NimState) -> bool:
-        return state[2] < 2  # every heap empty
+        return state < 2  # every heap empty
 
     def returns(self, state: NimState) -> tuple[float, float]:
-        if any(state.heaps):
+        if state >= 2:
             return (0.0, 0.0)
         # The player to move faces empty heaps: the opponent took the last object.
-        winner = state.player if self.misere else 1 - state.player
+        winner = state if self.misere else 1 - state
         return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
 
     def observation(self, state: NimState, player: Player) -> Planes:
-        return self._rows[list(state.heaps)][None]
+        return self._rows[list(self.heaps_of(state))][None]
 
     @property
     def solvable_by_search(self) -> bool:
@@ -152,14 +155,14 @@ class Nim(Game[NimState]):
 
     def render(self, state: NimState) -> str:
         width = len(str(max(self.heaps)))
-        lines = [f"heap {i + 1}: {n:>{width}}  " + "|" * n for i, n in enumerate(state.heaps)]
+        lines = [f"heap {i + 1}: {n:>{width}}  " + "|" * n for i, n in enumerate(self.heaps_of(state))]
         rule = "misère" if self.misere else "normal"
         limit = f", take at most {self.k}" if self.k else ""
         if self.is_terminal(state):
             winner = 0 if self.returns(state)[0] > 0 else 1
             lines.append(f"player {winner} wins ({rule} play{limit})")
         else:
-            lines.append(f"player {state.player} to move ({rule} play{limit}); move = heap:take")
+            lines.append(f"player {state & 1} to move ({rule} play{limit}); move = heap:take")
         return "\n".join(lines)
 
     def action_to_str(self, state: NimState, action: Action) -> str:

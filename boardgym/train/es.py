@@ -168,7 +168,7 @@ class Field:
         game = self.game
         state = game.initial_state()
         while not game.is_terminal(state):
-            if state.player == seat:
+            if game.current_player(state) == seat:
                 action = policy.act(state, rand)
             elif against_random:
                 legal = game.legal_actions(state)
@@ -197,7 +197,7 @@ def optimal_move_rate(game: Nim, policy: NimPolicy, rand: random.Random) -> floa
             continue
         state = game.state(heaps)
         after = game.apply(state, policy.act(state, rand))
-        good += not mover_wins(after.heaps, game.misere, game.k)
+        good += not mover_wins(game.heaps_of(after), game.misere, game.k)
         total += 1
     return good / max(total, 1)
 

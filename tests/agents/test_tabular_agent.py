@@ -22,11 +22,14 @@ def write_table(path: Path, game, rows: dict) -> Path:
 
 
 def test_state_encoding_round_trips() -> None:
-    game = make_game("nim", heaps=(1, 3, 5))
-    state = game.apply(game.initial_state(), 6)  # two from the second heap
+    game = make_game("quixo", size=3)
+    state = game.apply(game.initial_state(), 0)
     flat = encode_state(state)
-    assert flat == (*state.heaps, state.player, state.key)
+    assert flat == (*state.stones, state.player, state.moves, state.outcome)  # nested tuples flattened
     assert decode_state(game.initial_state(), flat) == state
+    nim = make_game("nim", heaps=(1, 3, 5))  # a state that is one int
+    after = nim.apply(nim.initial_state(), 6)
+    assert encode_state(after) == (after,) and decode_state(nim.initial_state(), (after,)) == after
     with pytest.raises(BoardgymError, match="another game"):
         decode_state(game.initial_state(), flat[:-1])
 

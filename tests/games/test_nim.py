@@ -18,7 +18,7 @@ def test_default_heaps_and_action_encoding() -> None:
     assert game.heaps == (1, 3, 5, 7, 9) and game.max_take == 9 and game.num_actions == 45
     state = game.initial_state()
     after = game.apply(state, 2 * 9 + 2)  # heap index 2 (five objects), take three
-    assert after.heaps == (1, 3, 2, 7, 9) and after.player == 1
+    assert game.heaps_of(after) == (1, 3, 2, 7, 9) and game.current_player(after) == 1
     assert game.action_to_str(state, 20) == "3:3" and game.parse_action(state, "3:3") == 20
 
 
@@ -83,10 +83,10 @@ def test_every_state_reached_by_play_has_the_key_of_its_heaps(heaps: tuple[int, 
     for _ in range(20):
         state = game.initial_state()
         while not game.is_terminal(state):
-            assert state == game.state(state.heaps, state.player)
+            assert state == game.state(game.heaps_of(state), game.current_player(state))
             legal = game.legal_actions(state)
             state = game.apply(state, legal[rng.randrange(len(legal))])
-        assert state == game.state((0,) * len(heaps), state.player) and not any(state.heaps)
+        assert state == game.state((0,) * len(heaps), game.current_player(state)) and not any(game.heaps_of(state))
     with pytest.raises(IllegalActionError, match="not legal"):
         game.apply(game.state((0,) + heaps[1:]), 0)  # the first heap is empty
 

@@ -14,8 +14,9 @@ class NimSum:
 
     def __init__(self, game: Nim, rng: np.random.Generator) -> None:
         self.rng = rng
+        self.game = game
         self.misere, self.k = game.misere, game.k
 
     def evaluate(self, state: NimState, player: Player) -> float:
-        wins = mover_wins(state.heaps, self.misere, self.k)
-        return 1000.0 if wins == (state.player == player) else -1000.0
+        wins = mover_wins(self.game.heaps_of(state), self.misere, self.k)
+        return 1000.0 if wins == (self.game.current_player(state) == player) else -1000.0
