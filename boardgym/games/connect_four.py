@@ -165,16 +165,15 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         if after & _SENTINELS:
             self.raise_illegal(state, action)  # raises: the column is full
         opponent = mover ^ occupied  # the next player to move
-        # Four in a line through the new disc (``_win_checks``): the mover's discs on each of
-        # its four lines, looked up among the winning patterns. No line is possible before the
-        # mover has four discs, i.e. seven on the board.
-        if occupied.bit_count() >= 6:
-            mine = after ^ opponent
-            m1, w1, m2, w2 = _WIN_CHECKS[after ^ occupied]
-            if (mine & m1) in w1 or (mine & m2) in w2:
-                outcome = player
-            elif after == _FULL:
-                outcome = DRAW
+        # Four in a line through the new disc (``_win_checks``): the mover's discs on the cells
+        # around it, looked up among the winning patterns (two look-ups; cheaper than counting
+        # the discs to skip them in the opening, where no pattern can match).
+        mine = after ^ opponent
+        m1, w1, m2, w2 = _WIN_CHECKS[after ^ occupied]
+        if (mine & m1) in w1 or (mine & m2) in w2:
+            outcome = player
+        elif after == _FULL:
+            outcome = DRAW
         return (opponent, after, 1 - player, outcome)
 
     def is_terminal(self, state: ConnectFourState) -> bool:

@@ -190,7 +190,7 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         return _new_state(HexState, ((black, mine), 0, outcome, (groups[0], groups[1], near, far), free))
 
     def is_terminal(self, state: HexState) -> bool:
-        return state.outcome != ONGOING
+        return state[2] != ONGOING  # outcome
 
     def returns(self, state: HexState) -> tuple[float, float]:
         if state.outcome == BLACK:
