@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 
 from boardgym.draw.canvas import MUTED, Canvas
-from boardgym.games.hex import BLACK, ONGOING, WHITE, Hex, HexState
+from boardgym.games.hex import BLACK, ONGOING, WHITE, Hex, HexState, outcome, stones
 from boardgym.types import Action
 
 MARGIN = 46
@@ -46,7 +46,7 @@ def draw(game: Hex, state: HexState, history: Sequence[Action] = ()) -> Canvas:
         canvas.polyline(edge, stroke=STONES[WHITE], stroke_width=9, stroke_linejoin="round", stroke_linecap="round")
     for edge in (top, bottom):
         canvas.polyline(edge, stroke=STONES[BLACK], stroke_width=10, stroke_linejoin="round", stroke_linecap="round")
-    black, white = state.stones
+    black, white = stones(state)
     stride = n + 1  # the documented bit layout of HexState: bit y * (size + 1) + x
     chain = game.winning_chain(state)
     font = max(10.0, min(16.0, 0.55 * r))
@@ -90,10 +90,10 @@ def draw(game: Hex, state: HexState, history: Sequence[Action] = ()) -> Canvas:
         move = game.action_to_str(state, action)
         canvas.target_or_spot(action in legal, action, move, "polygon", centre(x, y), points=points)
     goals = (f"joins rows 1 and {n}", f"joins columns a and {game.action_to_str(state, last)[0]}")
-    if state.outcome != ONGOING:
-        canvas.caption = f"{NAMES[state.outcome]} wins"
+    if outcome(state) != ONGOING:
+        canvas.caption = f"{NAMES[outcome(state)]} wins"
     else:
-        canvas.caption = f"{NAMES[state.player]} ({goals[state.player]}) to move"
+        canvas.caption = f"{NAMES[game.current_player(state)]} ({goals[game.current_player(state)]}) to move"
     return canvas
 
 
@@ -101,7 +101,7 @@ def _last_cell(game: Hex, state: HexState, action: Action) -> int | None:
     """The cell (y * size + x) of the stone the last move placed; after a swap, White's stone."""
     n = game.size
     if action == game.swap_action:
-        white = state.stones[WHITE]
+        white = stones(state)[WHITE]
         for cell in range(n * n):
             if white >> ((cell // n) * (n + 1) + cell % n) & 1:
                 return cell

@@ -28,6 +28,7 @@ from boardgym.agents.perfect import PerfectAgent
 from boardgym.game import Game
 from boardgym.games.connect_four import ConnectFour
 from boardgym.games.hex import Hex
+from boardgym.games.hex import stones as hex_stones
 from boardgym.games.nim import Nim
 from boardgym.games.quixo import Quixo
 from boardgym.runs import atomic_write_text
@@ -292,8 +293,9 @@ def hex_set(game: Game, *, samples: int = 400, seed: int = 7) -> list[GradedPosi
         return known
 
     def values_of(state: Any) -> dict[Action, int]:
-        player = state.player
-        mine, theirs = state.stones[player], state.stones[1 - player]
+        player = game.current_player(state)
+        boards = hex_stones(state)
+        mine, theirs = boards[player], boards[1 - player]
         values = {}
         for action in game.legal_actions(state):
             bit = cells[action]

@@ -37,7 +37,6 @@ import random
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 import numpy as np
 
@@ -52,22 +51,29 @@ BLACK, WHITE = 0, 1
 SWAP_TEXT = "swap"
 
 
-class HexState(NamedTuple):
-    """``stones[p]``: player p's bitboard (bit ``y * (size + 1) + x``); ``player``: to move;
-    ``outcome``: -1 ongoing, else the winner (0 Black, 1 White); ``groups``: (Black's stones
-    joined to its near edge, to its far edge, White's the same); ``free``: the empty cells'
-    actions, ascending (``bytes`` up to 15x15, whose actions fit in a byte: a move's copy is
-    then one block copy, and the legal list is made of cached small ints; a tuple above). ``Hex.state(black, white, player)`` builds one from the stones."""
+HexState = tuple[tuple[int, int], int, int, tuple[int, int, int, int], bytes | tuple[int, ...]]
+"""A plain tuple ``(stones, player, outcome, groups, free)`` (a plain tuple rather than a
+NamedTuple because a move builds one: reading and building a tuple subclass costs more).
+``stones[p]``: player p's bitboard (bit ``y * (size + 1) + x``); ``player``: to move;
+``outcome``: -1 ongoing, else the winner (0 Black, 1 White); ``groups``: (Black's stones
+joined to its near edge, to its far edge, White's the same); ``free``: the empty cells'
+actions, ascending (``bytes`` up to 15x15, whose actions fit in a byte: a move's copy is then
+one block copy, and the legal list is made of cached small ints; a tuple above).
+``Hex.state(black, white, player)`` builds one from the stones; ``stones(state)`` and
+``outcome(state)`` read them back."""
 
-    stones: tuple[int, int]
-    player: int
-    outcome: int
-    groups: tuple[int, int, int, int]
-    free: bytes | tuple[Action, ...]
+
+def stones(state: HexState) -> tuple[int, int]:
+    """Black's and White's bitboards."""
+    return state[0]
+
+
+def outcome(state: HexState) -> int:
+    """-1 while the game goes on, else the winner (0 Black, 1 White)."""
+    return state[2]
 
 
 _BYTES = [bytes((action,)) for action in range(256)]  # an action's byte in a ``free`` of bytes
-_new_state = tuple.__new__  # HexState's fields in one tuple: cheaper than the NamedTuple's __new__
 
 
 class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRandomPlayout[HexState]):
@@ -135,10 +141,10 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
                 outcome = side
         occupied = black | white
         free = self._free_type(a for a, bit in enumerate(self.cell_bits) if not occupied & bit)
-        return HexState((black, white), player, outcome, (groups[0], groups[1], groups[2], groups[3]), free)
+        return ((black, white), player, outcome, (groups[0], groups[1], groups[2], groups[3]), free)
 
     def current_player(self, state: HexState) -> Player:
-        return state.player
+        return state[1]
 
     def legal_actions(self, state: HexState) -> list[Action]:
         if state[2] != ONGOING:
@@ -186,16 +192,16 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             rest = mine & ~far
             far |= self.flood(bit, rest) if around & rest else bit
         if player == BLACK:
-            return _new_state(HexState, ((mine, white), 1, outcome, (near, far, groups[2], groups[3]), free))
-        return _new_state(HexState, ((black, mine), 0, outcome, (groups[0], groups[1], near, far), free))
+            return ((mine, white), 1, outcome, (near, far, groups[2], groups[3]), free)
+        return ((black, mine), 0, outcome, (groups[0], groups[1], near, far), free)
 
     def is_terminal(self, state: HexState) -> bool:
         return state[2] != ONGOING  # outcome
 
     def returns(self, state: HexState) -> tuple[float, float]:
-        if state.outcome == BLACK:
+        if state[2] == BLACK:
             return (1.0, -1.0)
-        if state.outcome == WHITE:
+        if state[2] == WHITE:
             return (-1.0, 1.0)
         return (0.0, 0.0)
 
@@ -216,9 +222,9 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         while self.swap and self._swap_ahead(state):
             legal = self.legal_actions(state)
             state = self.apply(state, legal[int(rng.random() * len(legal))])
-        if state.outcome != ONGOING:
+        if state[2] != ONGOING:
             return self.returns(state)[player]
-        black, white = state.stones
+        black, white = state[0]
         empty_bits = self.board_bits & ~(black | white)
         share = (empty_bits.bit_count() + 1) // 2
         positions = self.stride * self.size
@@ -227,9 +233,9 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             mover_cells = getrandbits(positions) & empty_bits
             if mover_cells.bit_count() == share:
                 break
-        black |= mover_cells if state.player == BLACK else empty_bits ^ mover_cells
+        black |= mover_cells if state[1] == BLACK else empty_bits ^ mover_cells
         top, bottom = self.edges[BLACK]
-        black_wins = bool(self.flood(black & top | state.groups[0], black) & bottom)
+        black_wins = bool(self.flood(black & top | state[3][0], black) & bottom)
         return 1.0 if black_wins == (player == BLACK) else -1.0
 
     @property
@@ -243,8 +249,8 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         of its stones, the same for the opponent, and for each side the most of those rows or
         columns that one chain crosses."""
         sides = (player, 1 - player)
-        values = [self._spanned(state.stones[side], side) for side in sides]
-        values += [self._longest_chain_span(state.stones[side], side) for side in sides]
+        values = [self._spanned(state[0][side], side) for side in sides]
+        values += [self._longest_chain_span(state[0][side], side) for side in sides]
         return np.array(values, dtype=np.float32)
 
     def _spanned(self, stones: int, side: Player) -> int:
@@ -261,19 +267,19 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
 
     def winning_chain(self, state: HexState) -> int:
         """The winner's stones that are connected to both of the winner's edges (0 if none)."""
-        if state.outcome == ONGOING:
+        if state[2] == ONGOING:
             return 0
-        stones = state.stones[state.outcome]
-        near, far = self.edges[state.outcome]
+        stones = state[0][state[2]]
+        near, far = self.edges[state[2]]
         from_near = self.flood(stones & near, stones)
         return from_near & self.flood(stones & far, stones)
 
     def symmetric_states(self, state: HexState) -> list[tuple[HexState, np.ndarray]]:
         """The identity and the half turn ``(x, y) -> (size-1-x, size-1-y)``, with the action
         maps (see ``boardgym.games.symmetry``)."""
-        black, white = (permute_bits(bits, self._half_turn) for bits in state.stones)
+        black, white = (permute_bits(bits, self._half_turn) for bits in state[0])
         identity = np.arange(self.num_actions)
-        return [(state, identity), (self.state(black, white, state.player), self._half_turn_actions)]
+        return [(state, identity), (self.state(black, white, state[1]), self._half_turn_actions)]
 
     def symmetries(self, state: HexState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
         """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""
@@ -309,17 +315,17 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         ``player`` is Black (joins top and bottom), all zeros when White (joins left and right)."""
         n = self.size
         planes = np.zeros((3, n, n), dtype=np.float32)
-        planes[0] = self._cells_of(state.stones[player])
-        planes[1] = self._cells_of(state.stones[1 - player])
+        planes[0] = self._cells_of(state[0][player])
+        planes[1] = self._cells_of(state[0][1 - player])
         if player == BLACK:
             planes[2] = 1.0
         return planes
 
     def board_grid(self, state: HexState) -> np.ndarray:
-        return (self._cells_of(state.stones[0]) + 2 * self._cells_of(state.stones[1])).astype(np.int8)
+        return (self._cells_of(state[0][0]) + 2 * self._cells_of(state[0][1])).astype(np.int8)
 
     def render(self, state: HexState) -> str:
-        n, black, white = self.size, *state.stones
+        n, black, white = self.size, *state[0]
         lines = ["     " + " ".join(self._letters)]
         for y in range(n):
             row = []
@@ -328,12 +334,12 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
                 row.append("X" if black & bit else "O" if white & bit else ".")
             lines.append(" " * y + f"{y + 1:>3}  " + " ".join(row) + f"  {y + 1}")
         lines.append(" " * (n + 4) + " ".join(self._letters))
-        if state.outcome != ONGOING:
-            lines.append(f"{'XO'[state.outcome]} ({('Black', 'White')[state.outcome]}) wins")
+        if state[2] != ONGOING:
+            lines.append(f"{'XO'[state[2]]} ({('Black', 'White')[state[2]]}) wins")
         else:
-            goal = "joins rows 1 and {n}" if state.player == BLACK else "joins columns a and {last}"
+            goal = "joins rows 1 and {n}" if state[1] == BLACK else "joins columns a and {last}"
             goal = goal.format(n=n, last=self._letters[-1])
-            lines.append(f"{'XO'[state.player]} ({('Black', 'White')[state.player]}, {goal}) to move")
+            lines.append(f"{'XO'[state[1]]} ({('Black', 'White')[state[1]]}, {goal}) to move")
         return "\n".join(lines)
 
     def action_to_str(self, state: HexState, action: Action) -> str:
@@ -360,12 +366,12 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
     # -- internals ----------------------------------------------------------------------------
     def _swap_ahead(self, state: HexState) -> bool:
         """Whether the game is on and a swap is legal now or after Black's next stone."""
-        black, white = state.stones
-        return state.outcome == ONGOING and not white and black.bit_count() <= 1
+        black, white = state[0]
+        return state[2] == ONGOING and not white and black.bit_count() <= 1
 
     def _swap_allowed(self, state: HexState) -> bool:
-        black, white = state.stones
-        return state.player == WHITE and not white and black.bit_count() == 1
+        black, white = state[0]
+        return state[1] == WHITE and not white and black.bit_count() == 1
 
     def _joins_edges(self, stones: int, start: int, player: Player) -> bool:
         """Whether the chain of ``stones`` through ``start`` joins ``player``'s two edges."""

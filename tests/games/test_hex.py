@@ -10,7 +10,7 @@ import pytest
 
 from boardgym import BoardgymError, IllegalActionError, make_game
 from boardgym.agents.perfect import PerfectAgent
-from boardgym.games.hex import Hex, HexState
+from boardgym.games.hex import Hex, HexState, outcome, stones
 
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
 
@@ -36,7 +36,7 @@ def play(game: Hex, state: HexState, *moves: str) -> HexState:
 def connected(game: Hex, state: HexState, player: int) -> bool:
     """Breadth-first search over (x, y) cells with the neighbour rule of the standard notation."""
     n = game.size
-    mine = {(x, y) for y in range(n) for x in range(n) if state.stones[player] & game.cell_bits[y * n + x]}
+    mine = {(x, y) for y in range(n) for x in range(n) if stones(state)[player] & game.cell_bits[y * n + x]}
     start = [c for c in mine if (c[1] if player == 0 else c[0]) == 0]
     seen, queue = set(start), deque(start)
     while queue:
@@ -65,7 +65,7 @@ def test_black_joins_top_and_bottom() -> None:
     )
     assert not game.is_terminal(game.apply(state, game.parse_action(state, "b4")))  # b4 does not touch a3
     after = play(game, state, "a4")
-    assert after.outcome == 0 and game.returns(after) == (1.0, -1.0)
+    assert outcome(after) == 0 and game.returns(after) == (1.0, -1.0)
 
 
 def test_white_joins_left_and_right() -> None:
@@ -83,7 +83,7 @@ def test_white_joins_left_and_right() -> None:
     )
     for move in ("d1", "d2"):
         after = play(game, state, move)
-        assert after.outcome == 1 and game.returns(after) == (-1.0, 1.0), move
+        assert outcome(after) == 1 and game.returns(after) == (-1.0, 1.0), move
     assert not game.is_terminal(play(game, state, "d3"))
 
 
@@ -110,7 +110,7 @@ def test_only_the_six_hex_neighbours_connect() -> None:
         """,
         0,
     )
-    assert play(game, state, "b2").outcome == 0
+    assert outcome(play(game, state, "b2")) == 0
 
 
 def test_a_chain_touching_one_edge_does_not_win() -> None:
@@ -128,13 +128,13 @@ def test_a_chain_touching_one_edge_does_not_win() -> None:
     )
     state = play(game, state, "e5")
     assert not game.is_terminal(state)
-    assert play(game, state, "a5").outcome == 0  # the same column, now both edges
+    assert outcome(play(game, state, "a5")) == 0  # the same column, now both edges
 
 
 def test_winning_chain_marks_the_joining_stones() -> None:
     game = Hex(3)
     state = play(game, game.initial_state(), "b1", "a2", "b2", "c2", "a3")
-    assert state.outcome == 0
+    assert outcome(state) == 0
     chain = game.winning_chain(state)
     assert {game.action_to_str(state, a) for a in range(9) if chain & game.cell_bits[a]} == {"b1", "b2", "a3"}
 
@@ -144,7 +144,10 @@ def test_swap_mirrors_the_first_stone_into_white() -> None:
     state = play(game, game.initial_state(), "b1")
     assert "swap" in game.legal_moves_text(state)
     swapped = play(game, state, "swap")
-    assert swapped.player == 0 and swapped.stones == (0, game.cell_bits[1 * 5 + 0])  # b1 -> a2, now White's
+    assert game.current_player(swapped) == 0 and stones(swapped) == (
+        0,
+        game.cell_bits[1 * 5 + 0],
+    )  # b1 -> a2, now White's
     assert game.swap_action not in game.legal_actions(play(game, swapped, "c3"))
     with pytest.raises(IllegalActionError):
         game.apply(play(game, swapped, "c3"), game.swap_action)
@@ -203,7 +206,7 @@ def test_winner_agrees_with_a_breadth_first_search(size: int) -> None:
                 assert not connected(game, state, player)
             legal = game.legal_actions(state)
             state = game.apply(state, legal[int(rng.integers(len(legal)))])
-        assert connected(game, state, state.outcome) and not connected(game, state, 1 - state.outcome)
+        assert connected(game, state, outcome(state)) and not connected(game, state, 1 - outcome(state))
 
 
 def test_a_full_board_always_has_a_winner() -> None:
@@ -289,12 +292,12 @@ def test_flood_grows_a_group_through_the_given_cells_only() -> None:
         """,
         0,
     )
-    black = state.stones[0]
+    black = stones(state)[0]
     a1, d1 = game.cell_bits[0], game.cell_bits[3]
     assert game.flood(a1, black) == game.cell_bits[0] | game.cell_bits[4]  # a1 a2
     assert game.flood(d1, black) == game.cell_bits[3] | game.cell_bits[6]  # d1 c2 (a neighbour across)
-    empty = game.board_bits & ~(black | state.stones[1])
-    assert game.flood(a1, black | empty) == game.board_bits & ~state.stones[1]  # everything but the wall
+    empty = game.board_bits & ~(black | stones(state)[1])
+    assert game.flood(a1, black | empty) == game.board_bits & ~stones(state)[1]  # everything but the wall
     top, bottom = game.edges[0]
     left, right = game.edges[1]
     assert top == sum(game.cell_bits[:4]) and bottom == sum(game.cell_bits[12:])
@@ -310,12 +313,12 @@ def test_states_built_move_by_move_equal_states_built_from_the_stones(size: int,
     for _ in range(6 if size > 5 else 40):
         state = game.initial_state()
         while True:
-            black, white = state.stones
-            fresh = game.state(black, white, state.player)
+            black, white = stones(state)
+            fresh = game.state(black, white, game.current_player(state))
             assert state == fresh and hash(state) == hash(fresh)
-            assert tuple(state.free) == tuple(a for a in range(size * size) if not (black | white) & game.cell_bits[a])
+            assert tuple(state[4]) == tuple(a for a in range(size * size) if not (black | white) & game.cell_bits[a])
             won = [connected(game, state, side) for side in (0, 1)]
-            assert state.outcome == (0 if won[0] else 1 if won[1] else -1)
+            assert outcome(state) == (0 if won[0] else 1 if won[1] else -1)
             if game.is_terminal(state):
                 break
             legal = game.legal_actions(state)
@@ -326,7 +329,7 @@ def test_transpositions_are_equal_states() -> None:
     game = Hex(7)
     one = play(game, game.initial_state(), "d4", "c5", "e3", "b2")
     two = play(game, game.initial_state(), "e3", "b2", "d4", "c5")
-    assert one == two and hash(one) == hash(two) and one.groups == two.groups and one.free == two.free
+    assert one == two and hash(one) == hash(two) and one[3] == two[3] and one[4] == two[4]
 
 
 def test_state_refuses_overlapping_or_off_board_stones() -> None:

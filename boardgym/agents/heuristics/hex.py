@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.games.hex import Hex, HexState
+from boardgym.games.hex import Hex, HexState, stones
 from boardgym.types import Player
 
 
@@ -51,7 +51,7 @@ class ShortestPath:
         self.game = game
 
     def evaluate(self, state: HexState, player: Player) -> float:
-        own, opp = state.stones[player], state.stones[1 - player]
+        own, opp = stones(state)[player], stones(state)[1 - player]
         return float(distance(self.game, opp, own, 1 - player) - distance(self.game, own, opp, player))
 
 
@@ -73,8 +73,8 @@ class TwoDistance:
         self.neighbours_of = {bit: game.neighbours(bit) for bit in game.cell_bits}
 
     def evaluate(self, state: HexState, player: Player) -> float:
-        own_potential, own_mobility = self.potential(state.stones[player], state.stones[1 - player], player)
-        opp_potential, opp_mobility = self.potential(state.stones[1 - player], state.stones[player], 1 - player)
+        own_potential, own_mobility = self.potential(stones(state)[player], stones(state)[1 - player], player)
+        opp_potential, opp_mobility = self.potential(stones(state)[1 - player], stones(state)[player], 1 - player)
         return float(opp_potential - own_potential) + 0.01 * (own_mobility - opp_mobility)
 
     def potential(self, own: int, opp: int, player: Player) -> tuple[int, int]:

@@ -6,7 +6,7 @@ import pytest
 
 from boardgym.agents.heuristics import make_heuristic
 from boardgym.agents.heuristics.hex import distance, unreachable
-from boardgym.games.hex import Hex
+from boardgym.games.hex import Hex, stones
 
 
 def replay(game, moves: str):
@@ -30,7 +30,7 @@ def test_distances_count_empty_cells_and_respect_walls() -> None:
     #    2  X . . . .
     #     3  O O O O .      White's wall leaves Black only column e (e4 e5 are Black's).
     state = replay(game, "a1 a3 a2 b3 e5 c3 e4 d3")
-    black, white = state.stones
+    black, white = stones(state)
     # Black's shortest way: e1 e2 e3 then its own e4 e5.
     assert distance(game, black, white, 0) == 3
     # White's a3..d3 needs e3 only.
@@ -42,8 +42,8 @@ def test_distances_count_empty_cells_and_respect_walls() -> None:
 def test_blocked_player_is_unreachable() -> None:
     game = Hex(size=3)
     state = replay(game, "a1 a2 b1 b2 c3 c2")  # White joined a2 b2 c2: Black is cut off
-    assert distance(game, state.stones[0], state.stones[1], 0) == unreachable(game) == 10
-    assert distance(game, state.stones[1], state.stones[0], 1) == 0
+    assert distance(game, stones(state)[0], stones(state)[1], 0) == unreachable(game) == 10
+    assert distance(game, stones(state)[1], stones(state)[0], 1) == 0
 
 
 def test_two_distance_on_the_empty_3x3_board() -> None:
