@@ -62,8 +62,13 @@ def test_game_without_a_pretrained_network_is_one_sentence() -> None:
 def test_other_game_parameters_are_refused_with_the_size_that_ships() -> None:
     with pytest.raises(BoardgymError, match="trained on hex size=7, not on hex size=11 swap=false"):
         make_agent("alphazero:pretrained=true", make_game("hex"))
-    with pytest.raises(BoardgymError, match="no pretrained alphazero network ships for quixo"):
-        make_agent("alphazero:pretrained=true", make_game("quixo"))
+    with pytest.raises(BoardgymError, match="trained on quixo size=5 max_moves=100, not on quixo size=4 max_moves=100"):
+        make_agent("alphazero:pretrained=true", make_game("quixo", size=4))
+
+
+def test_pretrained_quixo_network_beats_random_play() -> None:
+    summary = play_games(make_game("quixo"), "alphazero:pretrained=true,simulations=16", "random", 4, seed=0)
+    assert summary.wins == 4
 
 
 def test_pretrained_and_checkpoint_together_are_refused(tmp_path: Path) -> None:

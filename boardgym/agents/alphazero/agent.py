@@ -34,7 +34,7 @@ class AlphaZeroAgent(BaseAgent):
     """Plays the most visited move of a PUCT search over the network's priors and values.
 
     Parameters: ``checkpoint`` (a file written by ``boardgym train alphazero``) or
-    ``pretrained`` (true: the network shipped for this game: tictactoe, connect_four, hex 7x7),
+    ``pretrained`` (true: the network shipped for this game: tictactoe, connect_four, quixo 5x5, hex 7x7),
     ``simulations`` per move (0: the network's policy alone), ``c_puct`` (exploration),
     ``batch`` (leaves per network call, virtual loss between them), ``temperature`` (0: most
     visited move; 1: draw in proportion to visits), ``temperature_moves`` (apply the

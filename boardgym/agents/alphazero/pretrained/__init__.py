@@ -47,9 +47,18 @@ PRETRAINED: dict[str, Pretrained] = {
         command="boardgym train alphazero --game connect_four --run-name pretrained --blocks 3 --channels 48 "
         "--simulations 48 --games-per-iteration 96 --parallel-games 48 --temperature-moves 10 --train-steps 100 "
         "--batch-size 256 --buffer-size 100000 --iterations 22 --eval-every 10 --eval-games 10 "
-        '--eval-opponents "random;mcts:simulations=200" --workers 1',
-        budget="22 iterations (2,112 self-play games at 48 simulations), 70 min wall on 2 CPU cores shared with "
-        "four other sessions (about a third of one core)",
+        '--eval-opponents "random;mcts:simulations=200" --workers 1, then the same options with --run-name '
+        "pretrained2 --init runs/connect_four/alphazero/pretrained/final.pt --iterations 87 --workers auto",
+        budget="22 + 87 iterations (10,464 self-play games at 48 simulations): 70 min on a third of a core, then "
+        "80 min on the 2 CPU cores (2 self-play workers)",
+    ),
+    "quixo": Pretrained(
+        params={"size": 5, "max_moves": 100},
+        command="boardgym train alphazero --game quixo --run-name pretrained --blocks 2 --channels 32 "
+        "--simulations 32 --games-per-iteration 32 --parallel-games 32 --temperature-moves 8 --train-steps 40 "
+        '--batch-size 128 --buffer-size 30000 --iterations 67 --eval-every 5 --eval-games 10 --eval-opponents '
+        '"random;mcts:simulations=200" --workers auto',
+        budget="67 iterations (2,144 self-play games at 32 simulations), 26 min on 2 CPU cores (2 self-play workers)",
     ),
     "hex": Pretrained(
         params={"size": 7},
