@@ -56,7 +56,7 @@ PRETRAINED: dict[str, Pretrained] = {
         params={"size": 5, "max_moves": 100},
         command="boardgym train alphazero --game quixo --run-name pretrained --blocks 2 --channels 32 "
         "--simulations 32 --games-per-iteration 32 --parallel-games 32 --temperature-moves 8 --train-steps 40 "
-        '--batch-size 128 --buffer-size 30000 --iterations 67 --eval-every 5 --eval-games 10 --eval-opponents '
+        "--batch-size 128 --buffer-size 30000 --iterations 67 --eval-every 5 --eval-games 10 --eval-opponents "
         '"random;mcts:simulations=200" --workers auto',
         budget="67 iterations (2,144 self-play games at 32 simulations), 26 min on 2 CPU cores (2 self-play workers)",
     ),
