@@ -53,7 +53,6 @@ _TWO_PLANE_BITS = np.stack((_PLANE_BITS, _PLANE_BITS + _BOARD_BITS))  # own boar
 # The left-right mirror, the game's one symmetry: bit of (column, row) -> (6 - column, row).
 _MIRROR_BITS = [HEIGHT * (COLUMNS - 1 - bit // HEIGHT) + bit % HEIGHT for bit in range(_BOARD_BITS)]
 _MIRROR_ACTIONS = np.arange(COLUMNS)[::-1].copy()
-_COLUMNS = range(COLUMNS)
 
 
 def _lines_of_four() -> tuple[int, ...]:
