@@ -136,10 +136,7 @@ def test_resume_of_every_method_refuses_malicious_and_junk_checkpoints(
 def test_damaged_bytes_through_every_agent(
     case: str, how: str, where: float, width: int, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    folder = tmp_path_factory.mktemp("ckpt")
-    path = intact(case, folder)
-    path.write_bytes(damaged(path.read_bytes(), how, where, width))
-    load_agent(case, path)
+    _damage_and_load(case, how, where, width, tmp_path_factory)
 
 
 @pytest.mark.slow
@@ -153,10 +150,7 @@ def test_damaged_bytes_through_every_agent(
 def test_damaged_bytes_through_every_agent_heavy(
     case: str, how: str, where: float, width: int, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    folder = tmp_path_factory.mktemp("ckpt")
-    path = intact(case, folder)
-    path.write_bytes(damaged(path.read_bytes(), how, where, width))
-    load_agent(case, path)
+    _damage_and_load(case, how, where, width, tmp_path_factory)
 
 
 # -- broken content through --resume: a real tiny run of each method, its checkpoint mutated --------
@@ -207,3 +201,11 @@ def test_resume_with_broken_content(method: str, trained: Path, capsys: pytest.C
         if code == 2:
             assert len([line for line in err.splitlines() if "error:" in line]) == 1, (label, err)
         shutil.rmtree(base.parent / name)
+
+
+def _damage_and_load(case: str, how: str, where: float, width: int, factory: pytest.TempPathFactory) -> None:
+    """Write the case's intact checkpoint, damage its bytes, and load it through the agent."""
+    folder = factory.mktemp("ckpt")
+    path = intact(case, folder)
+    path.write_bytes(damaged(path.read_bytes(), how, where, width))
+    load_agent(case, path)
