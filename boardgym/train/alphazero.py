@@ -117,7 +117,8 @@ class Config(RunConfig):
     init: str | None = option(
         None,
         "start from these weights instead of random ones: 'pretrained' (the network shipped for this game) or "
-        "the path of an alphazero checkpoint; --blocks/--channels/--value-hidden must match it",
+        "the path of an alphazero checkpoint; --blocks/--channels/--value-hidden must match it (--resume continues "
+        "from the run's own checkpoint instead)",
     )
     buffer_size: int = option(20_000, "replay buffer capacity in positions (symmetric copies included)")
     batch_size: int = option(128, "training minibatch size")
@@ -503,6 +504,8 @@ def _check(config: Config) -> None:
     )
     check_at_least(config, positive)
     resolve_workers(config.workers)
+    if config.init is not None and not config.init.strip():
+        raise BoardgymError("--init is empty; pass pretrained or the path of an alphazero checkpoint (final.pt)")
     if config.train_steps < 0 or config.eval_every < 0:
         raise BoardgymError("--train-steps and --eval-every must be 0 or more")
     _check_backend(config)

@@ -275,6 +275,8 @@ def test_init_starts_from_another_runs_weights(in_tmp: Path) -> None:
 def test_init_names_what_does_not_match(in_tmp: Path) -> None:
     with pytest.raises(BoardgymError, match="--blocks, --channels and --value-hidden"):
         train(tiny_config(in_tmp, run_name="pretrained-mismatch", init="pretrained"))
+    with pytest.raises(BoardgymError, match="--init is empty; pass pretrained"):
+        train(tiny_config(in_tmp, run_name="empty", init=" "))
     with pytest.raises(BoardgymError, match="missing.pt"):
         train(tiny_config(in_tmp, run_name="missing", init=str(in_tmp / "missing.pt")))
     with pytest.raises(BoardgymError, match="no pretrained alphazero network ships for nim"):
