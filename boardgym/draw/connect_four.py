@@ -7,7 +7,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from boardgym.draw.canvas import INK, MUTED, Canvas
-from boardgym.games.connect_four import COLUMNS, DRAW, HEIGHT, ONGOING, ROWS, ConnectFour, ConnectFourState, stones
+from boardgym.games.connect_four import (
+    COLUMNS,
+    DRAW,
+    HEIGHT,
+    ONGOING,
+    ROWS,
+    ConnectFour,
+    ConnectFourState,
+    outcome,
+    stones,
+)
 from boardgym.types import Action
 
 CELL = 64
@@ -39,8 +49,9 @@ def draw(game: ConnectFour, state: ConnectFourState, history: Sequence[Action] =
         top = max((r for r in range(ROWS) if grid[r][column] >= 0), default=None)
         if top is not None:
             canvas.last_move_ring(_x(column), _y(top), 0.4 * CELL + 1)
-    if state[3] in (0, 1):
-        four = _winning_four(grid, state[3])
+    result, player = outcome(state), game.current_player(state)
+    if result in (0, 1):
+        four = _winning_four(grid, result)
         if four:
             (c1, r1), (c2, r2) = four
             canvas.line(
@@ -69,11 +80,10 @@ def draw(game: ConnectFour, state: ConnectFourState, history: Sequence[Action] =
             height=ROWS * CELL + 12,
             rx=8,
         )
-    outcome, player = state[3], state[2]
-    if outcome == DRAW:
+    if result == DRAW:
         canvas.caption = "draw: the board is full"
-    elif outcome != ONGOING:
-        canvas.caption = f"{'XO'[outcome]} ({NAMES[outcome]}) wins"
+    elif result != ONGOING:
+        canvas.caption = f"{'XO'[result]} ({NAMES[result]}) wins"
     else:
         canvas.caption = f"{'XO'[player]} ({NAMES[player]}) to move"
     return canvas

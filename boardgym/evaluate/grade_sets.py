@@ -26,7 +26,7 @@ from typing import Any
 from boardgym.agents.nim_perfect import mover_wins
 from boardgym.agents.perfect import PerfectAgent
 from boardgym.game import Game
-from boardgym.games.connect_four import ConnectFour
+from boardgym.games.connect_four import ConnectFour, state_from_board
 from boardgym.games.hex import Hex
 from boardgym.games.hex import stones as hex_stones
 from boardgym.games.nim import Nim
@@ -68,7 +68,7 @@ def _varied_game_moves(rng: random.Random, plies: int) -> str | None:
         if game.is_terminal(state):
             return None
         legal = game.legal_actions(state)
-        current, mask, _, _ = state
+        current, mask, _ = state
         if rng.random() < 0.25:
             choice = rng.choice(legal)
         else:
@@ -170,14 +170,14 @@ def _write_set(
 
 def _weak_move_value(solver: Solver, state: Any, column: Action, deadline: float) -> int:
     """The win/draw/loss value (1/0/-1) of playing ``column`` for the player to move."""
-    current, mask, player, _ = state
+    current, mask, info = state
     move = (mask + (1 << (7 * column))) & (0b111111 << (7 * column))
     if winning_cells(current, mask) & move:
         return 1
     child_mask = mask | move
     if child_mask.bit_count() == 42:
         return 0
-    return -solver.solve((current ^ mask, child_mask, 1 - player, -1), weak=True, deadline=deadline)
+    return -solver.solve(state_from_board(current ^ mask, child_mask, 1 - (info & 1)), weak=True, deadline=deadline)
 
 
 def read_connect_four_set(path: Path = CONNECT_FOUR_FILE) -> list[GradedPosition]:

@@ -13,11 +13,15 @@ shift tests for four in a row never wrap across columns::
 Player 0 moves first. Four in a line horizontally, vertically or diagonally wins; a full board
 is a draw.
 
-The state is a plain tuple ``(mover, occupied, player, outcome)``: the discs of the player to
-move, all discs, the player to move (0/1), and -1 while the game goes on, else the winner (0/1)
-or 2 for a draw. A plain tuple rather than a NamedTuple because playouts build one per move:
-a tuple subclass costs about a third of a random playout's time. ``stones(state)`` gives the
-two players' boards, ``state_from_stones`` builds a state from them.
+The state is a plain tuple ``(mover, occupied, info)``: the discs of the player to move, all
+discs, and a small int ``info`` that says the rest: bit 0 the player to move (0/1), bit 1 set
+when the last move won, bit 2 when it filled the board without a win, bits 3-9 the full
+columns. ``info`` indexes precomputed tables (the legal moves, whether the game is over), so
+``legal_actions`` and ``is_terminal`` are one list look-up each, and ``apply`` tests a move's
+legality in one set of small ints. A plain tuple rather than a NamedTuple because playouts
+build one per move: a tuple subclass costs about a third of a random playout's time.
+``stones(state)`` gives the two players' boards, ``outcome(state)`` the result (-1 while the
+game goes on, else the winner 0/1 or 2 for a draw), ``state_from_stones`` builds a state.
 """
 
 from __future__ import annotations
@@ -34,18 +38,21 @@ from boardgym.types import Action, IllegalActionError, Planes, Player, as_action
 
 COLUMNS, ROWS, HEIGHT = 7, 6, 7  # HEIGHT counts the sentinel bit
 _BOTTOM = tuple(1 << (HEIGHT * c) for c in range(COLUMNS))
-_BOTTOM_OF = dict(enumerate(_BOTTOM))  # column -> its bottom bit; a miss means "not a column"
 _TOP = tuple(1 << (HEIGHT * c + ROWS - 1) for c in range(COLUMNS))
 _COLUMN_MASK = tuple(((1 << ROWS) - 1) << (HEIGHT * c) for c in range(COLUMNS))
 _FULL = sum(_COLUMN_MASK)
 _TOPS = sum(_TOP)
 _BOTTOMS = sum(_BOTTOM)
-_SENTINELS = _TOPS << 1  # set only by a disc dropped into a full column
-# Legal columns for every pattern of full columns (keyed by the occupied top-row bits).
-_OPEN_COLUMNS = {
-    sum(_TOP[c] for c in range(COLUMNS) if full >> c & 1): [c for c in range(COLUMNS) if not full >> c & 1]
-    for full in range(1 << COLUMNS)
-}  # lists, copied for the caller: a list's copy costs less than a list made from a tuple
+# ``info`` (see the module docstring): bit 0 player to move, bit 1 won, bit 2 drawn, bits 3-9
+# the full columns.
+_WON, _DRAWN, _OVER, _FULL_SHIFT = 2, 4, 6, 3
+_ALL_FULL = ((1 << COLUMNS) - 1) << _FULL_SHIFT
+_INFOS = range(1 << (COLUMNS + _FULL_SHIFT))
+# Per info: the legal columns (a list, copied for the caller), the same as a set (apply's
+# legality test: a full column, a finished game and a non-column all miss it), game over.
+_LEGAL = [[] if info & _OVER else [c for c in range(COLUMNS) if not info >> (c + _FULL_SHIFT) & 1] for info in _INFOS]
+_LEGAL_SET = [frozenset(columns) for columns in _LEGAL]
+_OVER_OF = [bool(info & _OVER) for info in _INFOS]
 # (row from the top, column) -> bit index, for building observation planes.
 _PLANE_BITS = np.array([[HEIGHT * c + (ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)])
 _BOARD_BITS = HEIGHT * COLUMNS
@@ -53,6 +60,10 @@ _TWO_PLANE_BITS = np.stack((_PLANE_BITS, _PLANE_BITS + _BOARD_BITS))  # own boar
 # The left-right mirror, the game's one symmetry: bit of (column, row) -> (6 - column, row).
 _MIRROR_BITS = [HEIGHT * (COLUMNS - 1 - bit // HEIGHT) + bit % HEIGHT for bit in range(_BOARD_BITS)]
 _MIRROR_ACTIONS = np.arange(COLUMNS)[::-1].copy()
+_MIRROR_INFO = [
+    (info & 7) | sum(1 << (COLUMNS - 1 - c + _FULL_SHIFT) for c in range(COLUMNS) if info >> (c + _FULL_SHIFT) & 1)
+    for info in _INFOS
+]
 
 
 def _lines_of_four() -> tuple[int, ...]:
@@ -111,25 +122,53 @@ def _win_checks() -> dict[int, tuple[Any, ...]]:
 
 
 _WIN_CHECKS = _win_checks()
+# For apply: a cell's two checks followed by its column's full bit in ``info`` if the cell is
+# the top of its column (else 0).
+_APPLY_CELLS = {
+    cell: (*checks, 1 << (cell.bit_length() - 1) // HEIGHT + _FULL_SHIFT if cell & _TOPS else 0)
+    for cell, checks in _WIN_CHECKS.items()
+}
 # For playouts: a cell's two checks followed by the cell above it (0 at the top row).
 _PLAYOUT_CELLS = {cell: (*checks, 0 if cell & _TOPS else cell << 1) for cell, checks in _WIN_CHECKS.items()}
 
 ONGOING, DRAW = -1, 2
 
-ConnectFourState = tuple[int, int, int, int]
-"""``(mover, occupied, player, outcome)``; see the module docstring."""
+ConnectFourState = tuple[int, int, int]
+"""``(mover, occupied, info)``; see the module docstring."""
 
 
 def stones(state: ConnectFourState) -> tuple[int, int]:
     """The bitboards of player 0 and player 1."""
-    mover, occupied, player, _ = state
+    mover, occupied, info = state
     other = mover ^ occupied
-    return (mover, other) if player == 0 else (other, mover)
+    return (other, mover) if info & 1 else (mover, other)
+
+
+def outcome(state: ConnectFourState) -> int:
+    """-1 while the game goes on, else the winner (0 or 1) or 2 (``DRAW``) for a draw."""
+    info = state[2]
+    if info & _WON:
+        return 1 - (info & 1)  # the last mover won; the other player is "to move"
+    return DRAW if info & _DRAWN else ONGOING
 
 
 def state_from_stones(black: int, white: int, player: int, outcome: int = ONGOING) -> ConnectFourState:
-    """The state with these boards, ``player`` to move and ``outcome`` (-1: still going)."""
-    return (white if player else black, black | white, player, outcome)
+    """The state with these boards, ``player`` to move and ``outcome`` (-1: still going,
+    0/1: that player won, 2: a draw; a finished game's ``player`` is the winner's opponent)."""
+    return state_from_board(white if player else black, black | white, player, outcome)
+
+
+def state_from_board(mover: int, occupied: int, player: int, outcome: int = ONGOING) -> ConnectFourState:
+    """The state whose player to move (``player``) has the discs ``mover``, with ``occupied``
+    all discs (Pons's ``current`` and ``mask``); ``outcome`` as in ``state_from_stones``."""
+    if outcome not in (ONGOING, 0, 1, DRAW) or player not in (0, 1):
+        raise ValueError(f"player must be 0 or 1 and outcome -1, 0, 1 or 2, not {player!r} and {outcome!r}")
+    info = player | sum(1 << (c + _FULL_SHIFT) for c in range(COLUMNS) if occupied & _TOP[c])
+    if outcome == DRAW:
+        info |= _DRAWN
+    elif outcome != ONGOING:
+        info |= _WON
+    return (mover, occupied, info)
 
 
 class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRandomPlayout[ConnectFourState]):
@@ -139,50 +178,44 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
     observation_shape = (2, ROWS, COLUMNS)
 
     def initial_state(self) -> ConnectFourState:
-        return (0, 0, 0, ONGOING)
+        return (0, 0, 0)
 
     def current_player(self, state: ConnectFourState) -> Player:
-        return state[2]
+        return state[2] & 1
 
     def legal_actions(self, state: ConnectFourState) -> list[Action]:
-        if state[3] != ONGOING:
-            return []
-        return _OPEN_COLUMNS[state[1] & _TOPS].copy()
+        return [*_LEGAL[state[2]]]
 
     def apply(self, state: ConnectFourState, action: Action) -> ConnectFourState:
         if type(action) is not int:
             action = as_action(action)
-        mover, occupied, player, outcome = state
-        try:
-            bottom = _BOTTOM_OF[action]
-        except (KeyError, TypeError):  # not a column (or not even hashable)
-            bottom = None
-        if bottom is None or outcome != ONGOING:
-            self.raise_illegal(state, action)  # raises: not a column, or the game is over
+        mover, occupied, info = state
+        if action not in _LEGAL_SET[info]:  # not a column, a full one, or the game is over
+            self.raise_illegal(state, action)
         # Adding the column's bottom bit carries up to its lowest empty cell (Pons's trick).
-        after = occupied | (occupied + bottom)
-        if after & _SENTINELS:
-            self.raise_illegal(state, action)  # raises: the column is full
-        opponent = mover ^ occupied  # the next player to move
+        after = occupied | (occupied + _BOTTOM[action])
+        cell = after ^ occupied
         # Four in a line through the new disc (``_win_checks``): the mover's discs on the cells
         # around it, looked up among the winning patterns (two look-ups; cheaper than counting
         # the discs to skip them in the opening, where no pattern can match).
-        mine = after ^ opponent
-        m1, w1, m2, w2 = _WIN_CHECKS[after ^ occupied]
+        m1, w1, m2, w2, full = _APPLY_CELLS[cell]
+        mine = mover | cell
         if (mine & m1) in w1 or (mine & m2) in w2:
-            outcome = player
-        elif after == _FULL:
-            outcome = DRAW
-        return (opponent, after, 1 - player, outcome)
+            return (mover ^ occupied, after, (info | full | _WON) ^ 1)
+        if full:  # the disc filled its column
+            info |= full
+            if info >= _ALL_FULL:
+                return (mover ^ occupied, after, info ^ (_DRAWN | 1))
+        return (mover ^ occupied, after, info ^ 1)
 
     def is_terminal(self, state: ConnectFourState) -> bool:
-        return state[3] != ONGOING
+        return _OVER_OF[state[2]]
 
     def returns(self, state: ConnectFourState) -> tuple[float, float]:
-        outcome = state[3]
-        if outcome == 0:
+        result = outcome(state)
+        if result == 0:
             return (1.0, -1.0)
-        if outcome == 1:
+        if result == 1:
             return (-1.0, 1.0)
         return (0.0, 0.0)
 
@@ -193,9 +226,10 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         next free cell of each column are kept as they change, and each new disc is tested
         for four in a row as ``apply`` tests it (the patterns on its lines)."""
         # ``mine`` is always the board of the player about to move, ``sign`` their result.
-        mine, occupied, to_move, outcome = state
-        if outcome != ONGOING:
+        mine, occupied, info = state
+        if info & _OVER:
             return self.returns(state)[player]
+        to_move = info & 1
         theirs = mine ^ occupied
         sign = 1.0 if to_move == player else -1.0
         # The next free cell of each open column, in column order (adding every column's
@@ -251,14 +285,15 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
 
     def observation(self, state: ConnectFourState, player: Player) -> Planes:
         """Plane 0: ``player``'s discs, plane 1: the opponent's; row 0 is the top row."""
-        mover, occupied, to_move, _ = state
+        mover, occupied, info = state
+        to_move = info & 1
         own, opp = (mover, mover ^ occupied) if player == to_move else (mover ^ occupied, mover)
         return bits_to_cells(own | opp << _BOARD_BITS, 2 * _BOARD_BITS)[_TWO_PLANE_BITS]
 
     def symmetric_states(self, state: ConnectFourState) -> list[tuple[ConnectFourState, np.ndarray]]:
         """The position and its mirror image, with the action maps (``boardgym.games.symmetry``)."""
-        mover, occupied, player, outcome = state
-        mirror = (permute_bits(mover, _MIRROR_BITS), permute_bits(occupied, _MIRROR_BITS), player, outcome)
+        mover, occupied, info = state
+        mirror = (permute_bits(mover, _MIRROR_BITS), permute_bits(occupied, _MIRROR_BITS), _MIRROR_INFO[info])
         return [(state, np.arange(COLUMNS)), (mirror, _MIRROR_ACTIONS)]
 
     def symmetries(self, state: ConnectFourState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
@@ -274,13 +309,13 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         grid = self.board_grid(state)
         lines = [f"{ROWS - r}  " + "  ".join(".XO"[v] for v in grid[r]) for r in range(ROWS)]
         lines.append("   " + "  ".join("abcdefg"))
-        outcome = state[3]
-        if outcome == DRAW:
+        result = outcome(state)
+        if result == DRAW:
             lines.append("draw")
-        elif outcome != ONGOING:
-            lines.append(f"{'XO'[outcome]} wins")
+        elif result != ONGOING:
+            lines.append(f"{'XO'[result]} wins")
         else:
-            lines.append(f"{'XO'[state[2]]} to move")
+            lines.append(f"{'XO'[state[2] & 1]} to move")
         return "\n".join(lines)
 
     def action_to_str(self, state: ConnectFourState, action: Action) -> str:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from boardgym.games.connect_four import COLUMNS, ONGOING, ROWS, ConnectFour, ConnectFourState
+from boardgym.games.connect_four import COLUMNS, ROWS, ConnectFour, ConnectFourState, state_from_board
 from boardgym.types import Action, BoardgymError, IllegalActionError
 
 WIDTH, HEIGHT = COLUMNS, ROWS
@@ -125,8 +125,8 @@ class Solver:
         ``weak``: only the sign (1 win, 0 draw, -1 loss). ``deadline`` (a value of the
         solver's ``clock``, ``time.perf_counter`` unless given): raise ``SolveTimeout`` with the bounds proved so far
         once it passes."""
-        current, mask, _, outcome = state
-        if outcome != ONGOING:
+        current, mask, _ = state
+        if _RULES.is_terminal(state):
             raise BoardgymError("the game is over: the solver scores positions with a move to play")
         moves = mask.bit_count()
         possible = (mask + _BOTTOM) & _BOARD
@@ -164,7 +164,7 @@ class Solver:
         ``r`` is an upper bound on the score if ``r <= threshold``, a lower bound otherwise.
         ``state``'s mover must not have a winning move (``solve`` checks; this does not).
         Raises ``SolveTimeout`` (with ``low > high``: nothing proved) once ``deadline`` passes."""
-        current, mask, _, _ = state
+        current, mask, _ = state
         self._deadline = deadline
         try:
             return self._negamax(current, mask, mask.bit_count(), threshold, threshold + 1)
@@ -176,8 +176,9 @@ class Solver:
     def move_scores(self, state: ConnectFourState, *, weak: bool = False) -> dict[Action, int]:
         """The exact score of each legal move for the player to move (the score of the
         position after it, negated; an immediate win scores as in ``solve``)."""
-        current, mask, player, outcome = state
-        if outcome != ONGOING:
+        current, mask, _ = state
+        player = _RULES.current_player(state)
+        if _RULES.is_terminal(state):
             raise BoardgymError("the game is over: the solver scores positions with a move to play")
         moves = mask.bit_count()
         scores: dict[Action, int] = {}
@@ -192,7 +193,7 @@ class Solver:
             if child_mask == _BOARD:
                 scores[column] = 0
                 continue
-            child = (current ^ mask, child_mask, 1 - player, ONGOING)
+            child = state_from_board(current ^ mask, child_mask, 1 - player)
             scores[column] = -self.solve(child, weak=weak)
         return scores
 
@@ -356,7 +357,7 @@ def state_from_moves(moves: str) -> ConnectFourState:
                 f"cannot read move {char!r} at position {index + 1} of {moves!r}: "
                 "write one digit per move, columns 1 to 7"
             )
-        if state[3] != ONGOING:
+        if _RULES.is_terminal(state):
             raise BoardgymError(f"move {index + 1} of {moves!r} comes after the game ended; cut the string there")
         try:
             state = _RULES.apply(state, int(char) - 1)

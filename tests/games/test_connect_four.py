@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from boardgym import IllegalActionError, make_game
-from boardgym.games.connect_four import LINES, state_from_stones, stones
+from boardgym.games.connect_four import LINES, outcome, state_from_stones, stones
 
 GAME = make_game("connect_four")
 
@@ -122,8 +122,17 @@ def test_random_games_end_as_the_lines_of_four_say() -> None:
             won = [any(board & line == line for line in LINES) for board in (black, white)]
             full = black | white == sum(((1 << 6) - 1) << (7 * c) for c in range(7))
             expected = 0 if won[0] else 1 if won[1] else 2 if full else -1
-            assert state[3] == expected
+            assert outcome(state) == expected
+            # the state is a function of the boards, the player to move and the outcome: a
+            # state built from them equals (and hashes as) the one the moves reached
+            assert state_from_stones(black, white, game.current_player(state), expected) == state
             if game.is_terminal(state):
+                assert game.legal_actions(state) == []
                 break
             moves = game.legal_actions(state)
+            full_columns = [c for c in range(7) if (black | white) >> (7 * c + 5) & 1]
+            assert moves == [c for c in range(7) if c not in full_columns]
+            for column in full_columns:
+                with pytest.raises(IllegalActionError, match="is not legal here"):
+                    game.apply(state, column)
             state = game.apply(state, moves[rng.randrange(len(moves))])
