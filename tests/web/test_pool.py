@@ -30,7 +30,14 @@ def test_moves_errors_and_the_cap() -> None:
             with pytest.raises(BoardgymError, match="unknown agent 'god'"):
                 await pool.act("s:2", "tictactoe", {}, "god", 0, None)
             with pytest.raises(AgentTimeout, match="did not move within the 1 s cap"):
-                await pool.act("s:3", "connect_four", {}, "mcts:simulations=100000000", 0, make_game("connect_four").initial_state())
+                await pool.act(
+                    "s:3",
+                    "connect_four",
+                    {},
+                    "mcts:simulations=100000000",
+                    0,
+                    make_game("connect_four").initial_state(),
+                )
             again = await pool.act("s:1", "tictactoe", {}, "random", 0, game.initial_state())  # a new worker
             assert again.action in range(9)
             pool.forget("s:1")
