@@ -125,7 +125,11 @@ class Nim(Game[NimState]):
         children = self._children[state]
         if children is None:
             children = self._children[state] = tuple(self._child(state, a) for a in range(self.num_actions))
-        if not 0 <= action < self.num_actions or (child := children[action]) is None:
+        try:
+            child = children[action]
+        except IndexError:
+            child = None
+        if child is None or action < 0:  # taken out of range, too many, or a negative index
             self.raise_illegal(state, action)
         return child
 
