@@ -112,3 +112,33 @@ def test_last_info_shows_visits_or_the_policy(tmp_path: Path) -> None:
     policy_only.act(game, game.initial_state())
     assert set(policy_only.last_info["policy"]) == set(range(9))
     assert sum(policy_only.last_info["policy"].values()) == pytest.approx(1.0, abs=1e-4)
+
+
+@pytest.mark.parametrize("name, params", [("connect_four", {}), ("tictactoe", {}), ("hex", {"size": 4})])
+def test_symmetries_average_the_network_over_the_images(tmp_path: Path, name: str, params: dict) -> None:
+    """With ``symmetries=true`` a position and each of its images get the same value and the
+    same priors, moved with the actions; each is the mean of the plain network over the images."""
+    import numpy as np
+
+    from boardgym.agents.alphazero.leaf import NetworkEvaluator
+
+    game = make_game(name, **params)
+    agent = make_agent(f"alphazero:checkpoint={_checkpoint(tmp_path, game)},simulations=0", game)
+    plain = NetworkEvaluator(agent.network, cache_size=0)
+    averaged = NetworkEvaluator(agent.network, cache_size=0, symmetries=True)
+    state = game.initial_state()
+    for action in game.legal_actions(state)[1:3]:  # a position with no symmetry of its own
+        state = game.apply(state, action)
+    images = game.symmetric_states(state)
+    priors, values = averaged.evaluate(game, [image for image, _ in images])
+    plain_priors, plain_values = plain.evaluate(game, [image for image, _ in images])
+    assert not np.allclose(plain_values, plain_values[0])  # the untrained network is not symmetric
+    np.testing.assert_allclose(values, plain_values.mean(), rtol=1e-5)
+    legal = game.legal_mask(state)
+    expected = np.mean([plain_priors[k][actions] for k, (_, actions) in enumerate(images)], axis=0)
+    np.testing.assert_allclose(priors[0], expected, atol=1e-6)
+    for k, (_, actions) in enumerate(images):
+        np.testing.assert_allclose(priors[k][actions], priors[0], atol=1e-6)  # each image's, moved back
+    assert np.all(priors[0][~legal] == 0) and abs(priors[0].sum() - 1) < 1e-5
+    agent = make_agent(f"alphazero:checkpoint={_checkpoint(tmp_path, game)},simulations=8,symmetries=true", game)
+    assert agent.act(game, state) in game.legal_actions(state)

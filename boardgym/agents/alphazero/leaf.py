@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet, masked_policy
-from boardgym.game import Game
+from boardgym.game import Game, HasSymmetries
 from boardgym.types import BoardgymError
 
 
@@ -23,13 +23,23 @@ class NetworkEvaluator:
     """Priors (the masked policy) and values of ``network`` for the player to move.
 
     ``device``: where the network lives; ``amp``: float16 autocast (CUDA only);
-    ``cache_size``: positions remembered between calls (0 disables the cache).
+    ``cache_size``: positions remembered between calls (0 disables the cache);
+    ``symmetries``: average the network over the images of each position under the game's
+    symmetries (``HasSymmetries``; Connect Four: the mirror), priors mapped back to the
+    position's actions: one network call over all the images, a steadier estimate.
     """
 
     def __init__(
-        self, network: AlphaZeroNet, *, device: str | torch.device = "cpu", amp: bool = False, cache_size: int = 200_000
+        self,
+        network: AlphaZeroNet,
+        *,
+        device: str | torch.device = "cpu",
+        amp: bool = False,
+        cache_size: int = 200_000,
+        symmetries: bool = False,
     ) -> None:
         self.network = network
+        self.symmetries = symmetries
         self.device = torch.device(device)
         self.amp = amp and self.device.type == "cuda"
         self.cache_size = cache_size
@@ -66,10 +76,40 @@ class NetworkEvaluator:
                 f"the network has {self.network.num_actions} actions but {game!r} has {game.num_actions}; "
                 "use a checkpoint trained on this game with these parameters"
             )
-        planes = np.stack([game.observation(s, game.current_player(s)) for s in states])
-        legal = np.stack([game.legal_mask(s) for s in states])
         self.calls += 1
         self.positions += len(states)
+        if self.symmetries and isinstance(game, HasSymmetries):
+            return self._averaged(game, states)
+        planes = np.stack([game.observation(s, game.current_player(s)) for s in states])
+        legal = np.stack([game.legal_mask(s) for s in states])
+        return self._call(planes, legal)
+
+    def _averaged(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """``forward`` over every image of each state, priors mapped back and averaged."""
+        images, maps, owners = [], [], []
+        for i, state in enumerate(states):
+            player = game.current_player(state)
+            for image, actions in game.symmetric_states(state):
+                images.append(game.observation(image, player))
+                maps.append(actions)
+                owners.append(i)
+        legal = np.stack([game.legal_mask(s) for s in states])
+        # an image's legal actions are those of the state, moved: mask[actions[a]] = legal[a]
+        image_legal = np.zeros((len(images), game.num_actions), dtype=bool)
+        for row, (actions, i) in enumerate(zip(maps, owners, strict=True)):
+            image_legal[row, actions] = legal[i]
+        priors, values = self._call(np.stack(images), image_legal)
+        total_priors = np.zeros((len(states), game.num_actions), dtype=np.float32)
+        total_values = np.zeros(len(states), dtype=np.float32)
+        counts = np.zeros(len(states), dtype=np.float32)
+        for row, (actions, i) in enumerate(zip(maps, owners, strict=True)):
+            total_priors[i] += priors[row][actions]  # the prior of a is the image's of actions[a]
+            total_values[i] += values[row]
+            counts[i] += 1
+        return total_priors / counts[:, None], total_values / counts
+
+    def _call(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One network call: masked priors and values of these planes."""
         network = self.network
         was_training = network.training
         if was_training:  # eval() walks every module: only when needed
