@@ -48,9 +48,11 @@ PRETRAINED: dict[str, Pretrained] = {
         "--simulations 48 --games-per-iteration 96 --parallel-games 48 --temperature-moves 10 --train-steps 100 "
         "--batch-size 256 --buffer-size 100000 --iterations 22 --eval-every 10 --eval-games 10 "
         '--eval-opponents "random;mcts:simulations=200" --workers 1, then the same options with --run-name '
-        "pretrained2 --init runs/connect_four/alphazero/pretrained/final.pt --iterations 87 --workers auto",
-        budget="22 + 87 iterations (10,464 self-play games at 48 simulations): 70 min on a third of a core, then "
-        "80 min on the 2 CPU cores (2 self-play workers)",
+        "pretrained2 --init runs/connect_four/alphazero/pretrained/final.pt --iterations 87 --workers auto, then "
+        "the same options with --run-name pretrained3 --init runs/connect_four/alphazero/pretrained2/final.pt "
+        "--simulations 64 --lr 0.0005 --iterations 123 --workers auto",
+        budget="22 + 87 + 123 iterations (10,464 self-play games at 48 simulations, then 11,808 at 64): 70 min on "
+        "a third of a core, then 80 and 105 min on the 2 CPU cores (2 self-play workers)",
     ),
     "quixo": Pretrained(
         params={"size": 5, "max_moves": 100},
