@@ -74,8 +74,8 @@ def is_sb3_zip(path: Path) -> bool:
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
-    except (OSError, zipfile.BadZipFile, ValueError):
-        return False
+    except Exception:  # a probe: what zipfile cannot list (a damaged header may raise
+        return False  # NotImplementedError, EOFError...) is no SB3 zip; the loader says why
     return "data" in names and "policy.pth" in names
 
 

@@ -199,6 +199,24 @@ def test_a_truncated_zip_is_not_taken_for_one(relu_zip, tmp_path: Path) -> None:
         PPOAgent(make_game("tictactoe"), checkpoint=cut)
 
 
+def test_a_zip_of_an_unknown_version_is_one_sentence(relu_zip, tmp_path: Path) -> None:
+    """A damaged central directory whose 'version needed to extract' zipfile does not know
+    (it raises NotImplementedError, not BadZipFile) ends in one sentence, not a traceback."""
+    _, path = relu_zip
+    data = bytearray(path.read_bytes())
+    end = data.rindex(b"PK\x05\x06")  # the end record names where the central directory starts
+    central = int.from_bytes(data[end + 16 : end + 20], "little")
+    assert data[central : central + 4] == b"PK\x01\x02"
+    data[central + 6] = 255  # the first entry's version needed to extract: 25.5
+    damaged = tmp_path / "version.zip"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(NotImplementedError):
+        zipfile.ZipFile(damaged)
+    with pytest.raises(BoardgymError) as caught:
+        make_agent(f"ppo:checkpoint={damaged}", make_game("tictactoe"))
+    assert "\n" not in str(caught.value) and str(damaged) in str(caught.value)
+
+
 def test_train_ppo_writes_a_zip_that_sb3_and_boardgym_open(tmp_path: Path) -> None:
     config = Config(
         game="nim",
