@@ -25,6 +25,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,8 @@ def read_sb3_policy(path: Path, game: Game, device: str = "cpu") -> Any:
             weights = _read(archive, "policy.pth", MAX_POLICY_BYTES, name)
     except BoardgymError:
         raise
-    except (OSError, zipfile.BadZipFile, EOFError, ValueError, NotImplementedError) as error:
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError, NotImplementedError, RuntimeError, zlib.error) as error:
+        # (zlib: a damaged deflated member; RuntimeError: a member marked encrypted)
         raise BoardgymError(f"{name} cannot be read ({type(error).__name__}): it is corrupt; save it again") from None
     if not isinstance(data, dict):
         raise BoardgymError(f"{name}: its data file holds no JSON object; save the model again with model.save()")

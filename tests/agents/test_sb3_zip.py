@@ -244,3 +244,19 @@ def test_train_ppo_writes_a_zip_that_sb3_and_boardgym_open(tmp_path: Path) -> No
     # the same shapes, another game: the stamp inside tells them apart
     with pytest.raises(BoardgymError, match="was trained on"):
         PPOAgent(make_game("nim", heaps=(3, 5, 4)), checkpoint=archive)
+
+
+def test_damaged_deflated_members_are_one_sentence(tmp_path: Path) -> None:
+    """Flipped bytes inside a deflated member make zlib fail (zlib.error, not BadZipFile)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("data", "{" + ",".join(f'"k{i}": {i}' for i in range(2000)) + "}")
+        archive.writestr("policy.pth", b"x" * 5000)
+    raw = buffer.getvalue()
+    path = tmp_path / "damaged.zip"
+    for offset in range(40, 120):
+        damaged = bytearray(raw)
+        damaged[offset] ^= 0xFF
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(BoardgymError):
+            make_agent(f"ppo:checkpoint={path}", make_game("tictactoe"))
