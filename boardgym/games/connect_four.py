@@ -163,6 +163,8 @@ def state_from_board(mover: int, occupied: int, player: int, outcome: int = ONGO
     all discs (Pons's ``current`` and ``mask``); ``outcome`` as in ``state_from_stones``."""
     if outcome not in (ONGOING, 0, 1, DRAW) or player not in (0, 1):
         raise ValueError(f"player must be 0 or 1 and outcome -1, 0, 1 or 2, not {player!r} and {outcome!r}")
+    if outcome in (0, 1) and player == outcome:
+        raise ValueError(f"player {outcome} won, so the player to move is {1 - outcome} (the winner moved last)")
     info = player | sum(1 << (c + _FULL_SHIFT) for c in range(COLUMNS) if occupied & _TOP[c])
     if outcome == DRAW:
         info |= _DRAWN

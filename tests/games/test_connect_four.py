@@ -126,6 +126,9 @@ def test_random_games_end_as_the_lines_of_four_say() -> None:
             # the state is a function of the boards, the player to move and the outcome: a
             # state built from them equals (and hashes as) the one the moves reached
             assert state_from_stones(black, white, game.current_player(state), expected) == state
+            if expected in (0, 1):  # the winner moved last: it cannot be the player to move
+                with pytest.raises(ValueError, match="the winner moved last"):
+                    state_from_stones(black, white, expected, expected)
             if game.is_terminal(state):
                 assert game.legal_actions(state) == []
                 break
