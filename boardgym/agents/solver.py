@@ -21,7 +21,7 @@ from typing import Any
 
 from boardgym.agents.base import BaseAgent
 from boardgym.game import Game
-from boardgym.games.connect_four import ConnectFourState, state_from_board
+from boardgym.games.connect_four import ConnectFourState
 from boardgym.solve.connect_four import CELLS, Solver, SolveTimeout, winning_cells
 from boardgym.types import Action, BoardgymError
 
@@ -68,7 +68,6 @@ class SolverAgent(BaseAgent):
         """Bounds on every legal move's exact score, narrowed until the best move is proved
         (returns ``True``) or ``deadline`` passes (``False``)."""
         current, mask, _ = state
-        player = self.game.current_player(state)
         moves = mask.bit_count()
         threats = winning_cells(current, mask)
         bounds: dict[Action, list[int]] = {}
@@ -88,7 +87,7 @@ class SolverAgent(BaseAgent):
                 value = -((CELLS - moves) // 2)  # the opponent wins with the next stone
                 bounds[column] = [value, value]
             else:
-                children[column] = state_from_board(opponent, child_mask, 1 - player)
+                children[column] = self.game.apply(state, column)
                 # The child's score lies in [-(42 - n') // 2, (41 - n') // 2] with n' = moves + 1
                 # stones, since nobody wins at once there; the move's score is its negation.
                 bounds[column] = [-((CELLS - 1 - (moves + 1)) // 2), (CELLS - (moves + 1)) // 2]

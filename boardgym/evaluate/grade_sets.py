@@ -26,7 +26,7 @@ from typing import Any
 from boardgym.agents.nim_perfect import mover_wins
 from boardgym.agents.perfect import PerfectAgent
 from boardgym.game import Game
-from boardgym.games.connect_four import ConnectFour, state_from_board
+from boardgym.games.connect_four import ConnectFour
 from boardgym.games.hex import Hex
 from boardgym.games.hex import stones as hex_stones
 from boardgym.games.nim import Nim
@@ -170,14 +170,11 @@ def _write_set(
 
 def _weak_move_value(solver: Solver, state: Any, column: Action, deadline: float) -> int:
     """The win/draw/loss value (1/0/-1) of playing ``column`` for the player to move."""
-    current, mask, info = state
-    move = (mask + (1 << (7 * column))) & (0b111111 << (7 * column))
-    if winning_cells(current, mask) & move:
-        return 1
-    child_mask = mask | move
-    if child_mask.bit_count() == 42:
-        return 0
-    return -solver.solve(state_from_board(current ^ mask, child_mask, 1 - (info & 1)), weak=True, deadline=deadline)
+    rules = ConnectFour()
+    child = rules.apply(state, column)
+    if rules.is_terminal(child):  # the mover's disc won, or filled the board
+        return int(rules.returns(child)[rules.current_player(state)])
+    return -solver.solve(child, weak=True, deadline=deadline)
 
 
 def read_connect_four_set(path: Path = CONNECT_FOUR_FILE) -> list[GradedPosition]:

@@ -155,22 +155,17 @@ def outcome(state: ConnectFourState) -> int:
 def state_from_stones(black: int, white: int, player: int, outcome: int = ONGOING) -> ConnectFourState:
     """The state with these boards, ``player`` to move and ``outcome`` (-1: still going,
     0/1: that player won, 2: a draw; a finished game's ``player`` is the winner's opponent)."""
-    return state_from_board(white if player else black, black | white, player, outcome)
-
-
-def state_from_board(mover: int, occupied: int, player: int, outcome: int = ONGOING) -> ConnectFourState:
-    """The state whose player to move (``player``) has the discs ``mover``, with ``occupied``
-    all discs (Pons's ``current`` and ``mask``); ``outcome`` as in ``state_from_stones``."""
     if outcome not in (ONGOING, 0, 1, DRAW) or player not in (0, 1):
         raise ValueError(f"player must be 0 or 1 and outcome -1, 0, 1 or 2, not {player!r} and {outcome!r}")
     if outcome in (0, 1) and player == outcome:
         raise ValueError(f"player {outcome} won, so the player to move is {1 - outcome} (the winner moved last)")
+    occupied = black | white
     info = player | sum(1 << (c + _FULL_SHIFT) for c in range(COLUMNS) if occupied & _TOP[c])
     if outcome == DRAW:
         info |= _DRAWN
     elif outcome != ONGOING:
         info |= _WON
-    return (mover, occupied, info)
+    return (white if player else black, occupied, info)
 
 
 class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRandomPlayout[ConnectFourState]):

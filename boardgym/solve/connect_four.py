@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from boardgym.games.connect_four import COLUMNS, ROWS, ConnectFour, ConnectFourState, state_from_board
+from boardgym.games.connect_four import COLUMNS, ROWS, ConnectFour, ConnectFourState
 from boardgym.types import Action, BoardgymError, IllegalActionError
 
 WIDTH, HEIGHT = COLUMNS, ROWS
@@ -177,7 +177,6 @@ class Solver:
         """The exact score of each legal move for the player to move (the score of the
         position after it, negated; an immediate win scores as in ``solve``)."""
         current, mask, _ = state
-        player = _RULES.current_player(state)
         if _RULES.is_terminal(state):
             raise BoardgymError("the game is over: the solver scores positions with a move to play")
         moves = mask.bit_count()
@@ -193,8 +192,7 @@ class Solver:
             if child_mask == _BOARD:
                 scores[column] = 0
                 continue
-            child = state_from_board(current ^ mask, child_mask, 1 - player)
-            scores[column] = -self.solve(child, weak=weak)
+            scores[column] = -self.solve(_RULES.apply(state, column), weak=weak)
         return scores
 
 
