@@ -41,7 +41,10 @@ AGENTS: dict[str, Entry] = {
     "nimsum": Entry(
         "boardgym.agents.nim_perfect:NimSumAgent", "perfect Nim by the nim-sum rule (normal, misere, max-take k)"
     ),
-    "alphazero": Entry("boardgym.agents.alphazero.agent:AlphaZeroAgent", "PUCT on a trained network (checkpoint=)"),
+    "alphazero": Entry(
+        "boardgym.agents.alphazero.agent:AlphaZeroAgent",
+        "PUCT on a trained network (checkpoint= or pretrained=true, symmetries=)",
+    ),
     "astar": Entry("boardgym.agents.astar:AStarAgent", "A*, optimal on 1-player puzzles (max_nodes=, time_limit=)"),
     "ucs": Entry("boardgym.agents.astar:UCSAgent", "uniform-cost search on 1-player puzzles (max_nodes=, time_limit=)"),
     "greedy": Entry("boardgym.agents.greedy_cover:GreedyCoverAgent", "set cover: most new elements (random_ties=)"),
