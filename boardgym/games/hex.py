@@ -149,7 +149,7 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
     def legal_actions(self, state: HexState) -> list[Action]:
         if state[2] != ONGOING:
             return []
-        legal = list(state[4])
+        legal = [*state[4]]  # (faster than list(): no call through the type)
         if self.swap and self._swap_allowed(state):
             legal.append(self.num_cells)
         return legal
@@ -164,14 +164,20 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             if action != self.swap_action or not self._swap_allowed(state) or outcome != ONGOING:
                 self.raise_illegal(state, action)
             return self.state(0, self._mirror[stones[BLACK]], BLACK)
-        black, white = stones
-        if outcome != ONGOING or action < 0 or (black | white) & bit:
+        if outcome != ONGOING or action < 0:
             self.raise_illegal(state, action)
+        # Taking the cell out of ``free`` is also the test that it is empty.
         if type(free) is bytes:  # one C call: each action is in free once
-            free = free.replace(_BYTES[action], b"", 1)
+            rest = free.replace(_BYTES[action], b"", 1)
+            if rest == free:  # nothing taken out: the cell is not empty
+                self.raise_illegal(state, action)
+            free = rest
         else:
             i = bisect_left(free, action)
+            if i == len(free) or free[i] != action:
+                self.raise_illegal(state, action)
             free = free[:i] + free[i + 1 :]  # type: ignore[operator]  # tuple + tuple
+        black, white = stones
         if player == BLACK:
             near, far = groups[0], groups[1]
             mine = black | bit
@@ -180,16 +186,18 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             mine = white | bit
         # The new stone joins an edge when it lies on it or touches a stone joined to it; then
         # its chain joins too: the stones not yet joined to that edge that a flood from it
-        # reaches (none to flood when no such stone is next to it).
+        # reaches (none to flood when no such stone is next to it). The groups are sets of the
+        # player's stones, so ``mine ^ group`` is ``mine & ~group`` (one operation on positive
+        # ints rather than two, one of them negative).
         if on_near or around & near:
-            rest = mine & ~near
+            rest = mine ^ near
             near |= self.flood(bit, rest) if around & rest else bit
             if on_far or around & far:
-                rest = mine & ~far
+                rest = mine ^ far
                 far |= self.flood(bit, rest) if around & rest else bit  # joined to both edges: a win
                 outcome = player
         elif on_far or around & far:
-            rest = mine & ~far
+            rest = mine ^ far
             far |= self.flood(bit, rest) if around & rest else bit
         if player == BLACK:
             return ((mine, white), 1, outcome, (near, far, groups[2], groups[3]), free)

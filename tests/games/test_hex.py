@@ -176,6 +176,23 @@ def test_occupied_cell_is_illegal_and_notation_round_trips() -> None:
     assert game.action_to_str(state, 11) == "a2"
 
 
+@pytest.mark.parametrize("size", [5, 11, 16, 19])  # free cells as bytes up to 16x16, a tuple above
+def test_apply_refuses_occupied_cells_and_non_cells(size: int) -> None:
+    game = Hex(size)
+    rng = np.random.default_rng(size)
+    state = game.initial_state()
+    played = []
+    for _ in range(2 * size):
+        legal = game.legal_actions(state)
+        action = legal[int(rng.integers(len(legal)))]
+        played.append(action)
+        state = game.apply(state, action)
+    for action in [*played, -1, -size * size, size * size, 1000]:
+        with pytest.raises(IllegalActionError):
+            game.apply(state, action)
+    assert sorted(game.legal_actions(state)) == sorted(set(range(size * size)) - set(played))
+
+
 def test_render_shows_coordinates_and_the_rhombus() -> None:
     game = Hex(3)
     text = game.render(play(game, game.initial_state(), "b2"))
