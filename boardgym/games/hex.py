@@ -51,26 +51,27 @@ BLACK, WHITE = 0, 1
 SWAP_TEXT = "swap"
 
 
-HexState = tuple[tuple[int, int], int, int, tuple[int, int, int, int], bytes | tuple[int, ...]]
-"""A plain tuple ``(stones, player, outcome, groups, free)`` (a plain tuple rather than a
-NamedTuple because a move builds one: reading and building a tuple subclass costs more).
-``stones[p]``: player p's bitboard (bit ``y * (size + 1) + x``); ``player``: to move;
-``outcome``: -1 ongoing, else the winner (0 Black, 1 White); ``groups``: (Black's stones
-joined to its near edge, to its far edge, White's the same); ``free``: the empty cells'
-actions, ascending (``bytes`` up to 15x15, whose actions fit in a byte: a move's copy is then
-one block copy, and the legal list is made of cached small ints; a tuple above).
-``Hex.state(black, white, player)`` builds one from the stones; ``stones(state)`` and
-``outcome(state)`` read them back."""
+HexState = tuple[int, int, int, int, int, int, int, int, bytes | tuple[int, ...]]
+"""One flat tuple ``(black, white, player, outcome, black_near, black_far, white_near,
+white_far, free)``: a move builds one tuple and nothing else (a plain tuple rather than a
+NamedTuple: reading and building a tuple subclass costs more). ``black``, ``white``: the
+players' bitboards (bit ``y * (size + 1) + x``); ``player``: to move; ``outcome``: -1 ongoing,
+else the winner (0 Black, 1 White); ``black_near``, ``black_far``: Black's stones joined to
+its near and far edges, then White's the same; ``free``: the empty cells' actions, ascending
+(``bytes`` up to 16x16, whose actions fit in a byte: a move's copy is then one block copy, and
+the legal list is made of cached small ints; a tuple above). ``Hex.state(black, white,
+player)`` builds one from the stones; ``stones(state)``, ``outcome(state)`` and
+``Hex.current_player`` read them back."""
 
 
 def stones(state: HexState) -> tuple[int, int]:
     """Black's and White's bitboards."""
-    return state[0]
+    return state[0], state[1]
 
 
 def outcome(state: HexState) -> int:
     """-1 while the game goes on, else the winner (0 Black, 1 White)."""
-    return state[2]
+    return state[3]
 
 
 _BYTES = [bytes((action,)) for action in range(256)]  # an action's byte in a ``free`` of bytes
@@ -141,15 +142,15 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
                 outcome = side
         occupied = black | white
         free = self._free_type(a for a, bit in enumerate(self.cell_bits) if not occupied & bit)
-        return ((black, white), player, outcome, (groups[0], groups[1], groups[2], groups[3]), free)
+        return (black, white, player, outcome, groups[0], groups[1], groups[2], groups[3], free)
 
     def current_player(self, state: HexState) -> Player:
-        return state[1]
+        return state[2]
 
     def legal_actions(self, state: HexState) -> list[Action]:
-        if state[2] != ONGOING:
+        if state[3] != ONGOING:
             return []
-        legal = [*state[4]]  # (faster than list(): no call through the type)
+        legal = [*state[8]]  # (faster than list(): no call through the type)
         if self.swap and self._swap_allowed(state):
             legal.append(self.num_cells)
         return legal
@@ -157,32 +158,31 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
     def apply(self, state: HexState, action: Action) -> HexState:
         if type(action) is not int:
             action = as_action(action)
-        stones, player, outcome, groups, free = state
+        black, white, player, outcome, black_near, black_far, white_near, white_far, free = state
         try:
             bit, around, on_near, on_far = self._moves[player][action]
         except (IndexError, TypeError):  # the swap action, or not a cell
             if action != self.swap_action or not self._swap_allowed(state) or outcome != ONGOING:
                 self.raise_illegal(state, action)
-            return self.state(0, self._mirror[stones[BLACK]], BLACK)
+            return self.state(0, self._mirror[black], BLACK)
         if outcome != ONGOING or action < 0:
             self.raise_illegal(state, action)
         # Taking the cell out of ``free`` is also the test that it is empty.
         if type(free) is bytes:  # one C call: each action is in free once
-            rest = free.replace(_BYTES[action], b"", 1)
-            if rest == free:  # nothing taken out: the cell is not empty
+            left = free.replace(_BYTES[action], b"", 1)
+            if left == free:  # nothing taken out: the cell is not empty
                 self.raise_illegal(state, action)
-            free = rest
+            free = left
         else:
             i = bisect_left(free, action)
             if i == len(free) or free[i] != action:
                 self.raise_illegal(state, action)
             free = free[:i] + free[i + 1 :]  # type: ignore[operator]  # tuple + tuple
-        black, white = stones
         if player == BLACK:
-            near, far = groups[0], groups[1]
+            near, far = black_near, black_far
             mine = black | bit
         else:
-            near, far = groups[2], groups[3]
+            near, far = white_near, white_far
             mine = white | bit
         # The new stone joins an edge when it lies on it or touches a stone joined to it; then
         # its chain joins too: the stones not yet joined to that edge that a flood from it
@@ -200,16 +200,16 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             rest = mine ^ far
             far |= self.flood(bit, rest) if around & rest else bit
         if player == BLACK:
-            return ((mine, white), 1, outcome, (near, far, groups[2], groups[3]), free)
-        return ((black, mine), 0, outcome, (groups[0], groups[1], near, far), free)
+            return (mine, white, 1, outcome, near, far, white_near, white_far, free)
+        return (black, mine, 0, outcome, black_near, black_far, near, far, free)
 
     def is_terminal(self, state: HexState) -> bool:
-        return state[2] != ONGOING  # outcome
+        return state[3] != ONGOING  # outcome
 
     def returns(self, state: HexState) -> tuple[float, float]:
-        if state[2] == BLACK:
+        if state[3] == BLACK:
             return (1.0, -1.0)
-        if state[2] == WHITE:
+        if state[3] == WHITE:
             return (-1.0, 1.0)
         return (0.0, 0.0)
 
@@ -230,9 +230,9 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         while self.swap and self._swap_ahead(state):
             legal = self.legal_actions(state)
             state = self.apply(state, legal[int(rng.random() * len(legal))])
-        if state[2] != ONGOING:
+        if state[3] != ONGOING:
             return self.returns(state)[player]
-        black, white = state[0]
+        black, white = state[0], state[1]
         empty_bits = self.board_bits & ~(black | white)
         share = (empty_bits.bit_count() + 1) // 2
         positions = self.stride * self.size
@@ -241,9 +241,9 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             mover_cells = getrandbits(positions) & empty_bits
             if mover_cells.bit_count() == share:
                 break
-        black |= mover_cells if state[1] == BLACK else empty_bits ^ mover_cells
+        black |= mover_cells if state[2] == BLACK else empty_bits ^ mover_cells
         top, bottom = self.edges[BLACK]
-        black_wins = bool(self.flood(black & top | state[3][0], black) & bottom)
+        black_wins = bool(self.flood(black & top | state[4], black) & bottom)  # (state[4]: Black's near group)
         return 1.0 if black_wins == (player == BLACK) else -1.0
 
     @property
@@ -257,8 +257,9 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         of its stones, the same for the opponent, and for each side the most of those rows or
         columns that one chain crosses."""
         sides = (player, 1 - player)
-        values = [self._spanned(state[0][side], side) for side in sides]
-        values += [self._longest_chain_span(state[0][side], side) for side in sides]
+        boards = stones(state)
+        values = [self._spanned(boards[side], side) for side in sides]
+        values += [self._longest_chain_span(boards[side], side) for side in sides]
         return np.array(values, dtype=np.float32)
 
     def _spanned(self, stones: int, side: Player) -> int:
@@ -275,19 +276,20 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
 
     def winning_chain(self, state: HexState) -> int:
         """The winner's stones that are connected to both of the winner's edges (0 if none)."""
-        if state[2] == ONGOING:
+        winner = state[3]
+        if winner == ONGOING:
             return 0
-        stones = state[0][state[2]]
-        near, far = self.edges[state[2]]
-        from_near = self.flood(stones & near, stones)
-        return from_near & self.flood(stones & far, stones)
+        chains = stones(state)[winner]
+        near, far = self.edges[winner]
+        from_near = self.flood(chains & near, chains)
+        return from_near & self.flood(chains & far, chains)
 
     def symmetric_states(self, state: HexState) -> list[tuple[HexState, np.ndarray]]:
         """The identity and the half turn ``(x, y) -> (size-1-x, size-1-y)``, with the action
         maps (see ``boardgym.games.symmetry``)."""
-        black, white = (permute_bits(bits, self._half_turn) for bits in state[0])
+        black, white = (permute_bits(bits, self._half_turn) for bits in (state[0], state[1]))
         identity = np.arange(self.num_actions)
-        return [(state, identity), (self.state(black, white, state[1]), self._half_turn_actions)]
+        return [(state, identity), (self.state(black, white, state[2]), self._half_turn_actions)]
 
     def symmetries(self, state: HexState, policy: np.ndarray) -> list[tuple[Planes, np.ndarray]]:
         """Observation planes and ``policy`` for each symmetric image (AlphaZero augmentation)."""
@@ -323,17 +325,18 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         ``player`` is Black (joins top and bottom), all zeros when White (joins left and right)."""
         n = self.size
         planes = np.zeros((3, n, n), dtype=np.float32)
-        planes[0] = self._cells_of(state[0][player])
-        planes[1] = self._cells_of(state[0][1 - player])
+        boards = stones(state)
+        planes[0] = self._cells_of(boards[player])
+        planes[1] = self._cells_of(boards[1 - player])
         if player == BLACK:
             planes[2] = 1.0
         return planes
 
     def board_grid(self, state: HexState) -> np.ndarray:
-        return (self._cells_of(state[0][0]) + 2 * self._cells_of(state[0][1])).astype(np.int8)
+        return (self._cells_of(state[0]) + 2 * self._cells_of(state[1])).astype(np.int8)
 
     def render(self, state: HexState) -> str:
-        n, black, white = self.size, *state[0]
+        n, black, white = self.size, state[0], state[1]
         lines = ["     " + " ".join(self._letters)]
         for y in range(n):
             row = []
@@ -342,12 +345,13 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
                 row.append("X" if black & bit else "O" if white & bit else ".")
             lines.append(" " * y + f"{y + 1:>3}  " + " ".join(row) + f"  {y + 1}")
         lines.append(" " * (n + 4) + " ".join(self._letters))
-        if state[2] != ONGOING:
-            lines.append(f"{'XO'[state[2]]} ({('Black', 'White')[state[2]]}) wins")
+        winner, player = state[3], state[2]
+        if winner != ONGOING:
+            lines.append(f"{'XO'[winner]} ({('Black', 'White')[winner]}) wins")
         else:
-            goal = "joins rows 1 and {n}" if state[1] == BLACK else "joins columns a and {last}"
+            goal = "joins rows 1 and {n}" if player == BLACK else "joins columns a and {last}"
             goal = goal.format(n=n, last=self._letters[-1])
-            lines.append(f"{'XO'[state[1]]} ({('Black', 'White')[state[1]]}, {goal}) to move")
+            lines.append(f"{'XO'[player]} ({('Black', 'White')[player]}, {goal}) to move")
         return "\n".join(lines)
 
     def action_to_str(self, state: HexState, action: Action) -> str:
@@ -374,12 +378,12 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
     # -- internals ----------------------------------------------------------------------------
     def _swap_ahead(self, state: HexState) -> bool:
         """Whether the game is on and a swap is legal now or after Black's next stone."""
-        black, white = state[0]
-        return state[2] == ONGOING and not white and black.bit_count() <= 1
+        black, white = state[0], state[1]
+        return state[3] == ONGOING and not white and black.bit_count() <= 1
 
     def _swap_allowed(self, state: HexState) -> bool:
-        black, white = state[0]
-        return state[1] == WHITE and not white and black.bit_count() == 1
+        black, white = state[0], state[1]
+        return state[2] == WHITE and not white and black.bit_count() == 1
 
     def _joins_edges(self, stones: int, start: int, player: Player) -> bool:
         """Whether the chain of ``stones`` through ``start`` joins ``player``'s two edges."""

@@ -333,7 +333,7 @@ def test_states_built_move_by_move_equal_states_built_from_the_stones(size: int,
             black, white = stones(state)
             fresh = game.state(black, white, game.current_player(state))
             assert state == fresh and hash(state) == hash(fresh)
-            assert tuple(state[4]) == tuple(a for a in range(size * size) if not (black | white) & game.cell_bits[a])
+            assert tuple(state[8]) == tuple(a for a in range(size * size) if not (black | white) & game.cell_bits[a])
             won = [connected(game, state, side) for side in (0, 1)]
             assert outcome(state) == (0 if won[0] else 1 if won[1] else -1)
             if game.is_terminal(state):
