@@ -186,19 +186,22 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             mine = white | bit
         # The new stone joins an edge when it lies on it or touches a stone joined to it; then
         # its chain joins too: the stones not yet joined to that edge that a flood from it
-        # reaches (none to flood when no such stone is next to it). The groups are sets of the
-        # player's stones, so ``mine ^ group`` is ``mine & ~group`` (one operation on positive
-        # ints rather than two, one of them negative).
+        # reaches (none to flood when no such stone is next to it; else the flood starts from
+        # the stone and those next to it). The groups are sets of the player's stones, so
+        # ``mine ^ group`` is ``mine & ~group`` (one operation on positive ints, not two).
         if on_near or around & near:
             rest = mine ^ near
-            near |= self.flood(bit, rest) if around & rest else bit
+            touching = around & rest
+            near |= self.flood(bit | touching, rest) if touching else bit
             if on_far or around & far:
                 rest = mine ^ far
-                far |= self.flood(bit, rest) if around & rest else bit  # joined to both edges: a win
+                touching = around & rest
+                far |= self.flood(bit | touching, rest) if touching else bit  # joined to both edges: a win
                 outcome = player
         elif on_far or around & far:
             rest = mine ^ far
-            far |= self.flood(bit, rest) if around & rest else bit
+            touching = around & rest
+            far |= self.flood(bit | touching, rest) if touching else bit
         if player == BLACK:
             return (mine, white, 1, outcome, near, far, white_near, white_far, free)
         return (black, mine, 0, outcome, black_near, black_far, near, far, free)
