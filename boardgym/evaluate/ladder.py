@@ -67,7 +67,7 @@ LADDERS: dict[str, Ladder] = {
             "minimax:depth=4",
             "mcts:simulations=200",
             "mcts:simulations=800",
-            PRETRAINED_SPEC,
+            PRETRAINED_SPEC + ",symmetries=true",  # the board and its mirror at every leaf
             "solver:time=1",
         )
     ),
