@@ -100,10 +100,15 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         row0 = sum(self.cell_bits[:n])
         column0 = sum(self.cell_bits[y * n] for y in range(n))
         self.edges = ((row0, row0 << (stride * (n - 1))), (column0, column0 << (n - 1)))
-        # Per player and cell: the cell's bit, its neighbours, and whether it lies on the
-        # player's near and far edges (what a move reads, in one look-up).
+        # Per player and cell: the cell's bit, its neighbours, whether it lies on the player's
+        # near and far edges, and its action's byte in a ``free`` of bytes (None when ``free``
+        # is a tuple): what a move reads, in one look-up.
+        self._free_type: Callable[[Iterable[Action]], bytes | tuple[Action, ...]] = bytes if n * n <= 256 else tuple
         self._moves = tuple(
-            tuple((bit, self.neighbours(bit), bool(bit & near), bool(bit & far)) for bit in self.cell_bits)
+            tuple(
+                (bit, self.neighbours(bit), bool(bit & near), bool(bit & far), _BYTES[a] if n * n <= 256 else None)
+                for a, bit in enumerate(self.cell_bits)
+            )
             for near, far in self.edges
         )
         bit = self.cell_bits
@@ -115,7 +120,6 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         # The half turn keeps each colour's pair of edges (and commutes with the swap mirror).
         self._half_turn = cell_targets(n, square_symmetries(n)[2], stride)
         self._half_turn_actions = np.array([*range(n * n - 1, -1, -1), *([n * n] if self.swap else [])])
-        self._free_type: Callable[[Iterable[Action]], bytes | tuple[Action, ...]] = bytes if n * n <= 256 else tuple
         self._initial = self.state(0, 0, BLACK)
 
     def params(self) -> dict[str, object]:
@@ -160,7 +164,7 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
             action = as_action(action)
         black, white, player, outcome, black_near, black_far, white_near, white_far, free = state
         try:
-            bit, around, on_near, on_far = self._moves[player][action]
+            bit, around, on_near, on_far, byte = self._moves[player][action]
         except (IndexError, TypeError):  # the swap action, or not a cell
             if action != self.swap_action or not self._swap_allowed(state) or outcome != ONGOING:
                 self.raise_illegal(state, action)
@@ -168,8 +172,8 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         if outcome != ONGOING or action < 0:
             self.raise_illegal(state, action)
         # Taking the cell out of ``free`` is also the test that it is empty.
-        if type(free) is bytes:  # one C call: each action is in free once
-            left = free.replace(_BYTES[action], b"", 1)
+        if byte is not None:  # ``free`` is bytes: one C call, each action is in free once
+            left = free.replace(byte, b"", 1)  # type: ignore[union-attr]  # (free is bytes here)
             if left == free:  # nothing taken out: the cell is not empty
                 self.raise_illegal(state, action)
             free = left
