@@ -103,10 +103,11 @@ class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRan
         # Per player and cell: the cell's bit, its neighbours, whether it lies on the player's
         # near and far edges, and its action's byte in a ``free`` of bytes (None when ``free``
         # is a tuple): what a move reads, in one look-up.
-        self._free_type: Callable[[Iterable[Action]], bytes | tuple[Action, ...]] = bytes if n * n <= 256 else tuple
+        free_bytes = n * n <= len(_BYTES)  # every action fits in a byte
+        self._free_type: Callable[[Iterable[Action]], bytes | tuple[Action, ...]] = bytes if free_bytes else tuple
         self._moves = tuple(
             tuple(
-                (bit, self.neighbours(bit), bool(bit & near), bool(bit & far), _BYTES[a] if n * n <= 256 else None)
+                (bit, self.neighbours(bit), bool(bit & near), bool(bit & far), _BYTES[a] if free_bytes else None)
                 for a, bit in enumerate(self.cell_bits)
             )
             for near, far in self.edges
