@@ -50,12 +50,11 @@ building prior arrays.
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time as _time
 from collections.abc import Callable, Sequence
-from itertools import repeat
-from operator import add, mul
 from typing import Any
 
 import numpy as np
@@ -76,7 +75,9 @@ class Node:
     edge) of ``actions[i]``; under UCT also ``edge_q[i]`` (mean value) and ``edge_r[i]``
     (``1 / sqrt(visits)``), kept up to date by the backup so that selection, which reads every
     edge at every level, does no division or square root; ``children[i]`` the node it leads to, ``None`` until visited.
-    ``actions`` is empty until the node is expanded (evaluated); terminal nodes never are.
+    ``actions`` is empty until the node is expanded; terminal nodes never are. A node is
+    expanded when it is evaluated, except in plain UCT (``_run_uct``), which marks a new leaf
+    ``evaluated`` and builds its edges on its second visit: most leaves never get one.
     """
 
     __slots__ = (
@@ -85,6 +86,7 @@ class Node:
         "terminal",
         "terminal_returns",
         "expanded",
+        "evaluated",
         "actions",
         "priors",
         "clean_priors",
@@ -103,6 +105,7 @@ class Node:
         self.terminal = game.is_terminal(state)
         self.terminal_returns: tuple[float, ...] | None = game.returns(state) if self.terminal else None
         self.expanded = False
+        self.evaluated = False  # valued but not yet expanded (UCT defers a leaf's edge lists)
         self.actions: list[Action] = []
         self.priors: list[float] = []
         self.clean_priors: list[float] | None = None
@@ -206,7 +209,9 @@ class MCTS:
         root = self._root_for(state)
         if root.terminal:
             raise BoardgymError("MCTS cannot search from a finished game")
-        if not root.expanded:
+        if root.evaluated:  # a leaf of the previous search, kept by advance()
+            self._expand(root, None)
+        elif not root.expanded:
             self._evaluate([Leaf(root, [])])
         if self.dirichlet_alpha is not None:
             self._add_root_noise(root)
@@ -217,7 +222,16 @@ class MCTS:
         batch = self.batch_size
         values_only = self._values if self.c_puct is None else None  # UCT reads no priors
         if batch == 1 and values_only:  # plain UCT: one leaf at a time, no prior arrays
-            done = self._run_uct(root, limit, deadline)
+            # The tree holds no reference cycles (a node refers only to its children), so the
+            # cyclic garbage collector has nothing to free in it; paused during the loop, it
+            # does not walk the growing tree again and again.
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                done = self._run_uct(root, limit, deadline)
+            finally:
+                if collecting:
+                    gc.enable()
         else:
             while limit is None or done < limit:
                 want = batch if limit is None else min(batch, limit - done)
@@ -238,14 +252,13 @@ class MCTS:
         with one rollout per leaf is asked for one value at a time, without lists."""
         game = self.game
         apply = game.apply
-        legal_actions = game.legal_actions
         evaluator = self._evaluator
         one_value = evaluator.value_function(game) if isinstance(evaluator, RolloutEvaluator) else None
         values = self._values
         assert values is not None
         draw = self._random.random
         c_uct = self.c_uct
-        log, sqrt = math.log, math.sqrt
+        log, sqrt, inf = math.log, math.sqrt, math.inf
         clock = _time.perf_counter
         done = 0
         nodes: list[Node] = []
@@ -255,24 +268,33 @@ class MCTS:
             nodes.clear()
             edges.clear()
             while True:  # selection: down the tree to a node not yet in it, or a terminal one
-                if node.terminal or not node.expanded:  # (a node left unexpanded by a batched search)
+                if node.terminal or not node.expanded:
                     if node.terminal:
                         returns = node.terminal_returns
                         value = returns[node.player] if returns else 0.0
-                    else:
+                        break
+                    if not node.evaluated:  # (a node left unexpanded by a batched search)
                         value = values(game, [node.state])[0]
                         self._expand(node, None)
-                    break
+                        break
+                    self._expand(node, None)  # a leaf's second visit: its edges now, then on down
                 actions = node.actions
                 i = node.untried
                 if i < len(actions):  # first tries in a random order
                     j = i + int(draw() * (len(actions) - i))
                     actions[i], actions[j] = actions[j], actions[i]
                     node.untried = i + 1
-                else:
-                    # q + c * sqrt(log n) * r for every edge, in C (maps, no bytecode per edge)
-                    scores = [*map(add, node.edge_q, map(mul, node.edge_r, repeat(c_uct * sqrt(log(node.n)))))]
-                    i = scores.index(max(scores))
+                else:  # the first edge with the highest q + c * sqrt(log n) * r
+                    k = c_uct * sqrt(log(node.n))
+                    edge_r = node.edge_r
+                    best = -inf
+                    j = 0
+                    for q in node.edge_q:  # a plain loop: Python's float opcodes beat map(add, ...)
+                        q += k * edge_r[j]
+                        if q > best:
+                            best = q
+                            i = j
+                        j += 1
                 nodes.append(node)
                 edges.append(i)
                 child = node.children[i]
@@ -281,23 +303,16 @@ class MCTS:
                     if child.terminal:
                         returns = child.terminal_returns
                         value = returns[child.player] if returns else 0.0
-                    else:
+                    else:  # its edges wait for a second visit: most leaves never get one
                         state = child.state
                         value = one_value(state) if one_value is not None else values(game, [state])[0]
-                        moves = list(legal_actions(state))  # our own copy: selection reorders it
-                        count = len(moves)
-                        child.actions = moves
-                        child.children = [None] * count
-                        child.edge_n = [0.0] * count
-                        child.edge_w = [0.0] * count
-                        child.edge_q = [0.0] * count
-                        child.edge_r = [0.0] * count
-                        child.expanded = True
+                        child.evaluated = True
                     node = child
                     break
                 node = child
             leaf_player = node.player
-            for node, i in zip(nodes, edges, strict=True):  # backup
+            # Backup. The two lists grow together; a keyword (strict=) would be parsed every time.
+            for node, i in zip(nodes, edges):  # noqa: B905
                 n = node.edge_n[i] + 1
                 w = node.edge_w[i] + (value if node.player == leaf_player else -value)
                 node.edge_n[i] = n
@@ -458,7 +473,9 @@ class MCTS:
         log, sqrt = math.log, math.sqrt
         while True:
             if node.terminal or not node.expanded:
-                return Leaf(node, path)
+                if node.terminal or not node.evaluated:
+                    return Leaf(node, path)
+                self._expand(node, None)  # valued by a plain UCT search, which defers its edges
             if puct:
                 i = self._pick_puct(node)
             elif node.untried < len(node.actions):
@@ -468,9 +485,17 @@ class MCTS:
                 j = i + int(self._random.random() * (len(actions) - i))
                 actions[i], actions[j] = actions[j], actions[i]
                 node.untried += 1
-            else:  # UCT, inlined (as in _run_uct): this line is most of the tree's cost
-                scores = [*map(add, node.edge_q, map(mul, node.edge_r, repeat(c_uct * sqrt(log(node.n)))))]
-                i = scores.index(max(scores))
+            else:  # UCT, inlined as in _run_uct: the first edge with the highest q + c * sqrt(log n) * r
+                k = c_uct * sqrt(log(node.n))
+                edge_r = node.edge_r
+                best = -math.inf
+                i = j = 0
+                for q in node.edge_q:
+                    q += k * edge_r[j]
+                    if q > best:
+                        best = q
+                        i = j
+                    j += 1
             path.append((node, i))
             if virtual:
                 n = node.edge_n[i] + 1

@@ -196,3 +196,83 @@ def test_last_info_holds_the_root_visits_and_value() -> None:
     assert sum(info["visits"].values()) == 200
     assert max(info["visits"], key=info["visits"].get) == action
     assert -1.0 <= info["value"] <= 1.0 and info["simulations"] == 200 and info["seconds"] >= 0
+
+
+class OnlyEvaluate:
+    """A rollout evaluator seen through ``evaluate`` alone: the search then takes its general
+    loop (``_gather``/``_evaluate``) instead of the plain-UCT one, with the same draws."""
+
+    def __init__(self, inner: RolloutEvaluator) -> None:
+        self.inner = inner
+
+    def evaluate(self, game, states):
+        return self.inner.evaluate(game, states)
+
+
+@pytest.mark.parametrize(("name", "params"), [("connect_four", {}), ("tictactoe", {}), ("hex", {"size": 5})])
+def test_plain_uct_loop_runs_the_general_search(name: str, params: dict) -> None:
+    """The inlined UCT loop (first tries, argmax, leaves whose edges wait for a second visit,
+    backup) visits exactly what the general select/evaluate/backup loop visits."""
+    game = make_game(name, **params)
+    state = game.initial_state()
+    roots = []
+    for wrap in (False, True):
+        evaluator = RolloutEvaluator(rng=np.random.default_rng(5))
+        tree = MCTS(game, OnlyEvaluate(evaluator) if wrap else evaluator, simulations=600, rng=np.random.default_rng(6))
+        roots.append(tree.search(state))
+        if not wrap:
+            assert tree._values is not None  # the plain loop ran
+    fast, general = roots
+    assert fast.actions == general.actions
+    assert fast.edge_n == general.edge_n and fast.edge_w == general.edge_w
+    assert sum(fast.edge_n) == 600
+
+
+class CountingRollouts(RolloutEvaluator):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.count = 0
+
+    def value_function(self, game):
+        value = super().value_function(game)
+
+        def counted(state):
+            self.count += 1
+            return value(state)
+
+        return counted
+
+    def values(self, game, states):
+        self.count += len(states)
+        return super().values(game, states)
+
+
+def test_a_kept_leaf_is_expanded_without_a_second_evaluation() -> None:
+    game = make_game("connect_four")
+    evaluator = CountingRollouts(rng=np.random.default_rng(0))
+    tree = MCTS(game, evaluator, simulations=7, rng=np.random.default_rng(0))
+    start = game.initial_state()
+    tree.search(start)  # the root's evaluation, then one visit to each column
+    assert evaluator.count == 1 + 7
+    leaf = tree.root.children[0]
+    assert leaf.evaluated and not leaf.expanded and leaf.actions == []
+    action = tree.root.actions[0]
+    tree.advance(action)
+    root = tree.search(game.apply(start, action))
+    assert root is leaf and root.expanded
+    assert evaluator.count == 1 + 7 + 7  # no new evaluation of the kept leaf
+    assert sum(root.edge_n) == 7
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_search_leaves_the_garbage_collector_as_it_found_it(enabled: bool) -> None:
+    import gc
+
+    game = make_game("tictactoe")
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        make_agent("mcts:simulations=50", game, seed=0).act(game, game.initial_state())
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
