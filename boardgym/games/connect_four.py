@@ -128,8 +128,27 @@ _APPLY_CELLS = {
     cell: (*checks, 1 << (cell.bit_length() - 1) // HEIGHT + _FULL_SHIFT if cell & _TOPS else 0)
     for cell, checks in _WIN_CHECKS.items()
 }
-# For playouts: a cell's two checks followed by the cell above it (0 at the top row).
-_PLAYOUT_CELLS = {cell: (*checks, 0 if cell & _TOPS else cell << 1) for cell, checks in _WIN_CHECKS.items()}
+
+
+def _playout_entries() -> dict[int, tuple[Any, ...]]:
+    """For playouts, per cell: the cell, its two checks and the entry of the cell above it
+    (``None`` at the top row), so that a playout holds the open columns' entries and never
+    looks a cell up."""
+    entries: dict[int, tuple[Any, ...]] = {}
+    for column in range(COLUMNS):
+        above = None
+        for row in reversed(range(ROWS)):
+            cell = 1 << (HEIGHT * column + row)
+            above = entries[cell] = (cell, *_WIN_CHECKS[cell], above)
+    return entries
+
+
+_PLAYOUT_ENTRIES = _playout_entries()
+# Playouts draw 29 random bits per move and take them modulo the number of open columns; draws
+# at or above this multiple of 420 = lcm(1..7) are drawn again, so every column is exactly as
+# likely (a draw is redone about once in 17 million).
+_DRAW_BITS = 29
+_DRAW_CAP = (1 << _DRAW_BITS) // 420 * 420
 
 ONGOING, DRAW = -1, 2
 
@@ -229,22 +248,25 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         to_move = info & 1
         theirs = mine ^ occupied
         sign = 1.0 if to_move == player else -1.0
-        # The next free cell of each open column, in column order (adding every column's
-        # bottom bit carries up to it; a full column carries into its sentinel bit), kept as
-        # discs land: entry i is replaced by the cell above it, or by the last entry when the
-        # column fills.
+        # The entries (``_playout_entries``) of the next free cell of each open column, in
+        # column order (adding every column's bottom bit carries up to it; a full column
+        # carries into its sentinel bit), kept as discs land: entry i is replaced by the one
+        # above it, or by the last entry when the column fills.
         tops = (occupied + _BOTTOMS) & _FULL
-        open_cells = [tops & column for column in _COLUMN_MASK if tops & column]
+        entries = _PLAYOUT_ENTRIES
+        open_cells = [entries[tops & column] for column in _COLUMN_MASK if tops & column]
         n = len(open_cells)
-        draw = rng.random
-        cells = _PLAYOUT_CELLS
+        bits = rng.getrandbits
+        width, cap = _DRAW_BITS, _DRAW_CAP
         # Nobody has four before the seventh disc on the board: no tests until then.
         quiet = max(0, 6 - occupied.bit_count())
         while quiet and n:
-            i = int(draw() * n)
-            cell = open_cells[i]
+            x = bits(width)
+            while x >= cap:
+                x = bits(width)
+            i = x % n
+            cell, _, _, _, _, above = open_cells[i]
             mine |= cell
-            above = cells[cell][4]
             if above:
                 open_cells[i] = above
             else:
@@ -254,10 +276,12 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
             sign = -sign
             quiet -= 1
         while n:  # two plies per pass, so that neither board nor sign is swapped
-            i = int(draw() * n)
-            cell = open_cells[i]
+            x = bits(width)
+            while x >= cap:
+                x = bits(width)
+            i = x % n
+            cell, m1, w1, m2, w2, above = open_cells[i]
             mine |= cell
-            m1, w1, m2, w2, above = cells[cell]
             if (mine & m1) in w1 or (mine & m2) in w2:
                 return sign
             if above:
@@ -267,10 +291,12 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
                 if not n:
                     break
                 open_cells[i] = open_cells[n]
-            i = int(draw() * n)
-            cell = open_cells[i]
+            x = bits(width)
+            while x >= cap:
+                x = bits(width)
+            i = x % n
+            cell, m1, w1, m2, w2, above = open_cells[i]
             theirs |= cell
-            m1, w1, m2, w2, above = cells[cell]
             if (theirs & m1) in w1 or (theirs & m2) in w2:
                 return -sign
             if above:

@@ -118,3 +118,38 @@ def test_hex_swap_playouts_leave_the_state_alone() -> None:
 def test_games_without_their_own_playout_do_not_declare_one() -> None:
     assert not isinstance(make_game("tictactoe"), HasRandomPlayout)
     assert not isinstance(make_game("quixo"), HasRandomPlayout)
+
+
+class ScriptedBits:
+    """A generator whose ``getrandbits`` returns scripted draws, then zeros."""
+
+    def __init__(self, draws: list[int]) -> None:
+        self.draws = list(draws)
+        self.calls = 0
+
+    def getrandbits(self, k: int) -> int:
+        self.calls += 1
+        return self.draws.pop(0) if self.draws else 0
+
+
+def test_connect_four_playout_draws_columns_exactly_uniformly() -> None:
+    """Draws are taken modulo the open columns below a cap that every count 1..7 divides; a
+    draw at or above it is redrawn, never used (it would favour the first columns)."""
+    from boardgym.games import connect_four
+
+    cap = connect_four._DRAW_CAP
+    assert all(cap % n == 0 for n in range(1, 8))
+    assert cap < 1 << connect_four._DRAW_BITS < cap + 420
+    game = ConnectFour()
+    state = replay(game, "d d c e")
+    plain = ScriptedBits([])
+    redrawn = ScriptedBits([cap, (1 << connect_four._DRAW_BITS) - 1])
+    result = game.random_playout(state, 0, plain)  # always the leftmost open column
+    assert game.random_playout(state, 0, redrawn) == result
+    assert redrawn.calls == plain.calls + 2
+    # Zeros pick the leftmost open column every move: the game the rules play with the first
+    # legal move every time.
+    moves = replay(game, "d d c e")
+    while not game.is_terminal(moves):
+        moves = game.apply(moves, game.legal_actions(moves)[0])
+    assert result == game.returns(moves)[0]
