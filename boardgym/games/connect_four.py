@@ -213,10 +213,10 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         cell = after ^ occupied
         # Four in a line through the new disc (``_win_checks``): the mover's discs on the cells
         # around it, looked up among the winning patterns (two look-ups; cheaper than counting
-        # the discs to skip them in the opening, where no pattern can match).
+        # the discs to skip them in the opening, where no pattern can match). The masks leave
+        # out the new disc's own cell, so the mover's discs before the move are the pattern.
         m1, w1, m2, w2, full = _APPLY_CELLS[cell]
-        mine = mover | cell
-        if (mine & m1) in w1 or (mine & m2) in w2:
+        if (mover & m1) in w1 or (mover & m2) in w2:
             return (mover ^ occupied, after, (info | full | _WON) ^ 1)
         if full:  # the disc filled its column
             info |= full
