@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import types
 import typing
 from pathlib import Path
@@ -44,6 +45,28 @@ def seed_value(text: str) -> int:
         return check_seed(parse_value(text, int, name="--seed"))
     except BoardgymError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a seed: give a whole number from 0 to {MAX_SEED}") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type`` for a count of 1 or more (rounds, games, cores)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count: give a whole number of 1 or more")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """An argparse ``type`` for a finite number above 0 (seconds, rates)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number above 0")
+    return value
 
 
 def option(default: Any, help: str) -> Any:

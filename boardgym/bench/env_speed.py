@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from boardgym.bench import optional_import
-from boardgym.config import seed_value
+from boardgym.config import positive_int, positive_number, seed_value
 from boardgym.games import make_game
 
 
@@ -62,11 +62,20 @@ PAIRINGS: list[Pairing] = [
 ]
 
 
+def _names(pairings: list[Pairing]) -> list[str]:
+    """What ``--games`` accepts: each row's game and label (``hex`` is both Hex rows)."""
+    return list(dict.fromkeys(name for p in pairings for name in (p.game, p.name)))
+
+
 def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each side is kept")
-    parser.add_argument("--games", nargs="*", default=None, help="only these rows (default: all)")
+    parser.add_argument("--seconds", type=positive_number, default=1.0, help="time per measurement")
+    parser.add_argument(
+        "--rounds", type=positive_int, default=3, help="alternating rounds; the best of each side is kept"
+    )
+    parser.add_argument(
+        "--games", nargs="*", default=None, help=f"only these rows (default: all): {', '.join(_names(PAIRINGS))}"
+    )
     parser.add_argument("--seed", type=seed_value, default=0)
     parser.add_argument(
         "--clock",
@@ -77,6 +86,9 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
     )
     args = parser.parse_args(argv)
     _CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
+    unknown = [name for name in args.games or () if name not in _names(PAIRINGS)]
+    if unknown:
+        parser.error(f"no row {unknown[0]!r} in this benchmark; --games takes: {', '.join(_names(PAIRINGS))}")
     rows = [p for p in PAIRINGS if args.games is None or p.name in args.games or p.game in args.games]
     pyspiel = optional_import("pyspiel")
     missing_peer = pyspiel is None

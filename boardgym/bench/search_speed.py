@@ -36,7 +36,7 @@ from boardgym.agents.mcts import MCTS
 from boardgym.agents.minimax import AlphaBeta
 from boardgym.agents.registry import make_agent
 from boardgym.bench import optional_import
-from boardgym.config import seed_value
+from boardgym.config import positive_int, positive_number, seed_value
 from boardgym.games import make_game
 
 UCT_C = 1.4
@@ -77,11 +77,23 @@ MOVE_SPECS: list[tuple[str, dict[str, Any], str]] = [
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per MCTS measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each side is kept")
-    parser.add_argument("--games", nargs="*", default=None, help="only these games (default: all)")
+    names = list(
+        dict.fromkeys(
+            [name for g in GAMES for name in (g.game, g.label)]
+            + [name for _, name, _, _ in ALPHA_BETA]
+            + [name for name, _, _ in MOVE_SPECS]
+        )
+    )
+    parser.add_argument("--seconds", type=positive_number, default=1.0, help="time per MCTS measurement")
+    parser.add_argument(
+        "--rounds", type=positive_int, default=3, help="alternating rounds; the best of each side is kept"
+    )
+    parser.add_argument("--games", nargs="*", default=None, help=f"only these games (default: all): {', '.join(names)}")
     parser.add_argument("--seed", type=seed_value, default=0)
     args = parser.parse_args(argv)
+    unknown = [name for name in args.games or () if name not in names]
+    if unknown:
+        parser.error(f"no game {unknown[0]!r} in this benchmark; --games takes: {', '.join(names)}")
     pyspiel = optional_import("pyspiel")
     python_mcts = optional_import("open_spiel.python.algorithms.mcts")
     wanted = set(args.games) if args.games else None

@@ -38,7 +38,7 @@ from boardgym.agents.alphazero.selfplay import (
     play_selfplay_games,
 )
 from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
-from boardgym.config import seed_value
+from boardgym.config import positive_int, positive_number, seed_value
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.train.alphazero import Config, _train_steps
@@ -106,11 +106,13 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
     parser.add_argument("--blocks", type=int, default=2, help="residual blocks (the trainer's default)")
     parser.add_argument("--channels", type=int, default=32, help="channels (the trainer's default)")
     parser.add_argument("--train-steps", type=int, default=20, help="training steps timed for the learner's speed")
-    parser.add_argument("--cores", type=int, default=16, help="cores per machine in the prediction")
-    parser.add_argument("--gbit", type=float, default=10.0, help="network Gbit/s at the learner in the prediction")
+    parser.add_argument("--cores", type=positive_int, default=16, help="cores per machine in the prediction")
+    parser.add_argument(
+        "--gbit", type=positive_number, default=10.0, help="network Gbit/s at the learner in the prediction"
+    )
     parser.add_argument(
         "--gpu-samples-per-s",
-        type=float,
+        type=positive_number,
         default=40_000.0,
         help="assumed training samples/s of a GPU learner (not measured here; see docs/cluster.md)",
     )
