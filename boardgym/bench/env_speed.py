@@ -69,13 +69,12 @@ def _names(pairings: list[Pairing]) -> list[str]:
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    names = _names(PAIRINGS)
     parser.add_argument("--seconds", type=positive_number, default=1.0, help="time per measurement")
     parser.add_argument(
         "--rounds", type=positive_int, default=3, help="alternating rounds; the best of each side is kept"
     )
-    parser.add_argument(
-        "--games", nargs="*", default=None, help=f"only these rows (default: all): {', '.join(_names(PAIRINGS))}"
-    )
+    parser.add_argument("--games", nargs="+", default=None, help=f"only these rows (default: all): {', '.join(names)}")
     parser.add_argument("--seed", type=seed_value, default=0)
     parser.add_argument(
         "--clock",
@@ -86,9 +85,9 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
     )
     args = parser.parse_args(argv)
     _CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
-    unknown = [name for name in args.games or () if name not in _names(PAIRINGS)]
+    unknown = [name for name in args.games or () if name not in names]
     if unknown:
-        parser.error(f"no row {unknown[0]!r} in this benchmark; --games takes: {', '.join(_names(PAIRINGS))}")
+        parser.error(f"no row {unknown[0]!r} in this benchmark; --games takes: {', '.join(names)}")
     rows = [p for p in PAIRINGS if args.games is None or p.name in args.games or p.game in args.games]
     pyspiel = optional_import("pyspiel")
     missing_peer = pyspiel is None

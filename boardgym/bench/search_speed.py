@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
     parser.add_argument(
         "--rounds", type=positive_int, default=3, help="alternating rounds; the best of each side is kept"
     )
-    parser.add_argument("--games", nargs="*", default=None, help=f"only these games (default: all): {', '.join(names)}")
+    parser.add_argument("--games", nargs="+", default=None, help=f"only these games (default: all): {', '.join(names)}")
     parser.add_argument("--seed", type=seed_value, default=0)
     args = parser.parse_args(argv)
     unknown = [name for name in args.games or () if name not in names]

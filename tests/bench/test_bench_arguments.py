@@ -17,6 +17,7 @@ from boardgym.cli import main
         (["--seconds", "nan"], "argument --seconds: 'nan' is not a finite number above 0"),
         (["--seconds", "inf"], "argument --seconds: 'inf' is not a finite number above 0"),
         (["--games", "connect-four"], "'connect-four' in this benchmark; --games takes: "),
+        (["--games"], "argument --games: expected at least one argument"),
     ],
 )
 def test_bad_arguments_are_one_line(bench: str, argv: list[str], message: str, capsys) -> None:
