@@ -110,6 +110,11 @@ class Config(RunConfig):
     dirichlet_fraction: float = option(0.25, "weight of the root noise")
     temperature_moves: int = option(4, "moves drawn in proportion to visits at the start of a game; then greedy")
     random_opening_moves: int = option(2, "uniformly random first moves of every self-play game (explores openings)")
+    random_start_moves: int = option(
+        0,
+        "start every self-play game after 0..N uniformly random moves (N drawn per game; not searched or recorded): "
+        "positions beyond the network's own openings",
+    )
     max_moves: int = option(0, "score a self-play game as a draw after this many moves (0: no limit)")
     blocks: int = option(2, "residual blocks")
     channels: int = option(32, "channels per convolution")
@@ -182,6 +187,7 @@ def train(config: Config) -> Path:
             dirichlet_fraction=config.dirichlet_fraction,
             temperature_moves=config.temperature_moves,
             random_opening_moves=config.random_opening_moves,
+            random_start_moves=config.random_start_moves,
             leaves_per_game=config.leaves_per_game,
             max_moves=config.max_moves,
         )
@@ -506,8 +512,18 @@ def _check(config: Config) -> None:
     resolve_workers(config.workers)
     if config.init is not None and not config.init.strip():
         raise BoardgymError("--init is empty; pass pretrained or the path of an alphazero checkpoint (final.pt)")
-    if config.train_steps < 0 or config.eval_every < 0:
-        raise BoardgymError("--train-steps and --eval-every must be 0 or more")
+    for name in (
+        "train_steps",
+        "eval_every",
+        "temperature_moves",
+        "random_opening_moves",
+        "random_start_moves",
+        "max_moves",
+    ):
+        value = getattr(config, name)
+        if value < 0:
+            flag = "--" + name.replace("_", "-")
+            raise BoardgymError(f"{flag} {value} is negative; it must be 0 or more")
     _check_backend(config)
 
 

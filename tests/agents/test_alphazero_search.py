@@ -13,6 +13,7 @@ from boardgym.agents.alphazero.selfplay import (
     SelfPlaySettings,
     make_tree,
     play_selfplay_games,
+    random_start,
     search_lockstep,
 )
 from boardgym.agents.leaf import Evaluator, RolloutEvaluator
@@ -168,3 +169,33 @@ def test_random_openings_vary_the_first_move_of_greedy_self_play() -> None:
 
     assert len(second_positions(0)) == 1  # greedy search without noise: one opening
     assert len(second_positions(1)) > 3
+
+
+def test_random_starts_cover_every_depth_and_are_never_over() -> None:
+    game = make_game("connect_four")
+    rng = np.random.default_rng(5)
+    plies = []
+    for _ in range(300):
+        state = random_start(game, 20, rng)
+        assert not game.is_terminal(state)
+        plies.append(state[1].bit_count())  # the mask of occupied cells
+    assert min(plies) == 0 and max(plies) == 20
+    assert len(set(plies)) == 21
+    assert random_start(game, 0, rng) == game.initial_state()
+    again = np.random.default_rng(5)
+    assert random_start(game, 20, again) == random_start(game, 20, np.random.default_rng(5))
+
+
+def test_selfplay_from_random_starts_records_only_searched_positions() -> None:
+    game = make_game("tictactoe")
+    network = _network(game)
+    settings = SelfPlaySettings(simulations=4, temperature_moves=0, dirichlet_alpha=0.0, random_start_moves=6)
+    result = play_selfplay_games(
+        game, NetworkEvaluator(network), 30, parallel=10, settings=settings, rng=np.random.default_rng(2)
+    )
+    assert result.games == 30
+    # each game records its start and every position after it: without random starts all 30
+    # would record the empty board; here a start is empty one time in seven (0..6 moves)
+    empty = sum(1 for state, _, _ in result.positions if _stones(state) == 0)
+    assert 0 < empty < 15
+    assert result.moves == len(result.positions)  # the random moves are neither counted nor recorded

@@ -140,6 +140,10 @@ def test_bad_config_values_are_explained(in_tmp: Path) -> None:
         train(tiny_config(in_tmp, simulations=0))
     with pytest.raises(BoardgymError, match="run-name"):
         train(tiny_config(in_tmp, run_name="", resume=True))
+    with pytest.raises(BoardgymError, match="--random-start-moves -1 is negative"):
+        train(tiny_config(in_tmp, random_start_moves=-1))
+    with pytest.raises(BoardgymError, match="--temperature-moves -2 is negative"):
+        train(tiny_config(in_tmp, temperature_moves=-2))
 
 
 @pytest.mark.slow

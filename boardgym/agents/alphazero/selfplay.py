@@ -41,6 +41,12 @@ class SelfPlaySettings:
     """The first moves of every game are uniformly random legal moves (their positions are still
     recorded with the search's visit policy), so openings the network would never choose get
     played and answered too."""
+    random_start_moves: int = 0
+    """Every game starts from the position after a number of uniformly random moves, itself
+    drawn uniformly from 0 to this (0: from the initial position). These moves are not searched
+    and their positions are not recorded, so no result target is blurred by them: the network
+    learns middle- and end-game positions its own play would not reach. A drawn start that is
+    already over is drawn again."""
     leaves_per_game: int = 1
     max_moves: int = 0
     """Stop a game after this many moves and score it as the rules' returns say (0: no limit)."""
@@ -134,7 +140,8 @@ def play_selfplay_games(
     begun = 0
     while slots or begun < num_games:
         while begun < num_games and len(slots) < parallel:
-            slots.append(_GameInFlight(game.initial_state(), make_tree(game, evaluator, settings, _child_rng(rng))))
+            start = random_start(game, settings.random_start_moves, rng)
+            slots.append(_GameInFlight(start, make_tree(game, evaluator, settings, _child_rng(rng))))
             begun += 1
         trees = [slot.tree for slot in slots]
         calls, leaves = search_lockstep(
@@ -168,6 +175,23 @@ def play_selfplay_games(
     result.seconds = time.perf_counter() - started
     result.cpu_seconds = time.process_time() - cpu_started
     return result
+
+
+def random_start(game: Game, most: int, rng: np.random.Generator) -> Any:
+    """The position after ``k`` uniformly random moves from the start, ``k`` drawn uniformly
+    from 0 to ``most``; a draw that reaches the end of the game is drawn again (``k`` included).
+    """
+    if most <= 0:
+        return game.initial_state()
+    while True:
+        state = game.initial_state()
+        for _ in range(int(rng.integers(most + 1))):
+            if game.is_terminal(state):
+                break
+            legal = game.legal_actions(state)
+            state = game.apply(state, legal[int(rng.integers(len(legal)))])
+        if not game.is_terminal(state):
+            return state
 
 
 @dataclass
