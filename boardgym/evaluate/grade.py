@@ -26,7 +26,7 @@ from typing import Any
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
 from boardgym.config import seed_value
-from boardgym.evaluate.grade_sets import SET_BUILDERS, SET_VERSIONS, GradedPosition
+from boardgym.evaluate.grade_sets import SET_BUILDERS, SET_VERSIONS, GradedPosition, read_connect_four_set
 from boardgym.evaluate.ratings import wilson_interval
 from boardgym.game import Game
 from boardgym.games import make_game, parse_game_params
@@ -114,8 +114,10 @@ def grade(
     *,
     seed: int = 0,
     positions: list[GradedPosition] | None = None,
+    positions_name: str | None = None,
 ) -> GradeResult:
-    """The mistake rate of ``agent`` on ``game``'s graded set (or ``positions``)."""
+    """The mistake rate of ``agent`` on ``game``'s graded set (or on ``positions``, called
+    ``positions_name`` in the result)."""
     positions = position_set(game) if positions is None else positions
     if not positions:
         raise BoardgymError(f"the graded set of {game.name} is empty")
@@ -148,7 +150,7 @@ def grade(
         game=game.name,
         params=dict(game.params()),
         agent=str(getattr(player, "spec", agent)),
-        position_set=set_name(game),
+        position_set=set_name(game) if positions_name is None else positions_name,
         positions=total,
         mistakes=mistakes,
         rate=mistakes / total,
@@ -212,11 +214,27 @@ def main(argv: list[str] | None = None, prog: str = "boardgym grade") -> int:
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
     parser.add_argument("--agent", required=True, metavar="SPEC", help="the agent to grade, e.g. mcts:simulations=800")
     parser.add_argument("--seed", type=seed_value, default=0, help="the agent's seed (default 0)")
+    parser.add_argument(
+        "--positions",
+        default=None,
+        metavar="FILE",
+        help="connect_four only: grade on this set file instead of the shipped one (same format, e.g. a held-out "
+        "set written by boardgym.evaluate.grade_sets.build_connect_four_set, for choosing between checkpoints "
+        "without tuning to the shipped set)",
+    )
     parser.add_argument("--run-name", default=None, help="folder under runs/<game>/grade/ (default: s<seed>-<time>)")
     parser.add_argument("--root", default=str(RUNS_ROOT), help="runs root (default runs)")
     args = parser.parse_args(argv)
     game = make_game(args.game, **parse_game_params(args.param, args.game))
-    result = grade(game, args.agent, seed=args.seed)
+    positions = None
+    if args.positions is not None:
+        if game.name != "connect_four":
+            raise BoardgymError(
+                f"--positions is for connect_four (the set files hold Connect Four moves); {game.name}'s set is built "
+                "from its rules: drop --positions"
+            )
+        positions = read_connect_four_set(Path(args.positions))
+    result = grade(game, args.agent, seed=args.seed, positions=positions, positions_name=args.positions)
     folder = run_dir(game.name, "grade", args.run_name, args.seed, root=args.root)
     write_grade(result, folder)
     print(markdown(result), end="")

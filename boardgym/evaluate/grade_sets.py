@@ -178,16 +178,42 @@ def _weak_move_value(solver: Solver, state: Any, column: Action, deadline: float
 
 
 def read_connect_four_set(path: Path = CONNECT_FOUR_FILE) -> list[GradedPosition]:
+    """The positions of a Connect Four set file (the shipped one, or one written by
+    ``build_connect_four_set``): one ``<moves> <seven values>`` line each, ``#`` lines skipped."""
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise BoardgymError(
+            f"cannot read the Connect Four position set {str(path)!r}: {error.strerror or error}; "
+            "pass a file written by boardgym.evaluate.grade_sets.build_connect_four_set"
+        ) from None
+    except UnicodeDecodeError:
+        raise BoardgymError(f"{str(path)!r} is not a text file of '<moves> <7 values>' lines") from None
+    rules = ConnectFour()
     positions = []
-    for number, line in enumerate(path.read_text().split("\n"), 1):
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip() or line.startswith("#"):
             continue
         try:
-            moves, text = line.split()
-            values = {c: _SIGN[v] for c, v in enumerate(text) if v != "-"}
+            moves, values_text = line.split()
+            if len(values_text) != 7:
+                raise KeyError(values_text)
+            values = {c: _SIGN[v] for c, v in enumerate(values_text) if v != "-"}
         except (ValueError, KeyError):
             raise BoardgymError(f"line {number} of {path} is not '<moves> <7 values>': {line!r}") from None
-        positions.append(GradedPosition(state_from_moves(moves), len(moves), values, moves))
+        try:
+            state = state_from_moves(moves)
+        except BoardgymError as error:
+            raise BoardgymError(f"line {number} of {path}: {error}") from None
+        legal = rules.legal_actions(state) if not rules.is_terminal(state) else []
+        if not legal or sorted(values) != sorted(legal):
+            raise BoardgymError(
+                f"line {number} of {path}: the values must give each legal move of {moves!r} "
+                f"(columns {''.join('abcdefg'[c] for c in legal) or 'none: the game is over'}) and '-' for full ones: {line!r}"
+            )
+        positions.append(GradedPosition(state, len(moves), values, moves))
+    if not positions:
+        raise BoardgymError(f"{path} holds no positions ('<moves> <7 values>' lines)")
     return positions
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from boardgym.evaluate.grade import grade, main, mistake_rate, phase_bounds, position_set
-from boardgym.evaluate.grade_sets import GradedPosition, read_connect_four_set
+from boardgym.evaluate.grade_sets import GradedPosition, build_connect_four_set, read_connect_four_set
 from boardgym.games import make_game
 from boardgym.types import BoardgymError
 
@@ -72,3 +72,42 @@ def test_cli_writes_json_and_markdown(tmp_path, capsys) -> None:  # type: ignore
     )
     assert "| **all** |" in (folder / "grade.md").read_text()
     assert "mistake" in capsys.readouterr().out
+
+
+def test_a_held_out_connect_four_set_is_graded_from_its_file(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "held_out.txt"
+    build_connect_four_set(path, plies=range(30, 33), per_ply=2, seed=5, log=lambda _: None)
+    shipped = {p.label for p in read_connect_four_set()}
+    held_out = read_connect_four_set(path)
+    assert held_out and not shipped & {p.label for p in held_out}
+    argv = ["connect_four", "--agent", "solver:time=10", "--positions", str(path), "--run-name", "h"]
+    assert main([*argv, "--root", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "connect_four" / "grade" / "h" / "grade.json").read_text())
+    assert (data["positions"], data["mistakes"], data["position_set"]) == (len(held_out), 0, str(path))
+    assert "mistake" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("4444 WWW\n", "line 1 of .* is not '<moves> <7 values>'"),
+        ("# a comment\n44448 WWWWWWW\n", "line 2 of .*cannot read move '8'"),
+        ("4444 W-WWWWW\n", "line 1 of .*each legal move of '4444' \\(columns abcdefg\\)"),
+        ("4444444 WWW-WWW\n", "line 1 of .*comes after the game ended|line 1 of .*full"),
+        ("# nothing but a header\n", "holds no positions"),
+    ],
+)
+def test_a_bad_set_file_is_refused_with_its_line(tmp_path, text: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "set.txt"
+    path.write_text(text)
+    with pytest.raises(BoardgymError, match=message):
+        read_connect_four_set(path)
+
+
+def test_positions_are_refused_for_other_games_and_missing_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(BoardgymError, match="--positions is for connect_four"):
+        main(["tictactoe", "--agent", "random", "--positions", str(tmp_path / "x.txt"), "--root", str(tmp_path)])
+    with pytest.raises(BoardgymError, match="cannot read the Connect Four position set .*missing.txt"):
+        main(
+            ["connect_four", "--agent", "random", "--positions", str(tmp_path / "missing.txt"), "--root", str(tmp_path)]
+        )
