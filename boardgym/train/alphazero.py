@@ -112,8 +112,8 @@ class Config(RunConfig):
     random_opening_moves: int = option(2, "uniformly random first moves of every self-play game (explores openings)")
     random_start_moves: int = option(
         0,
-        "start every self-play game after 0..N uniformly random moves (N drawn per game; not searched or recorded): "
-        "positions beyond the network's own openings",
+        "start every self-play game after k uniformly random moves, k drawn per game from 0 to N (those moves are "
+        "not searched or recorded): positions beyond the network's own openings",
     )
     max_moves: int = option(0, "score a self-play game as a draw after this many moves (0: no limit)")
     blocks: int = option(2, "residual blocks")
