@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from boardgym.evaluate.grade_sets import CONNECT_FOUR_FILE, build_connect_four_set
+from boardgym.evaluate.grade_sets import CONNECT_FOUR_FILE, build_connect_four_set, read_connect_four_set
 from boardgym.runs import atomic_write_text
 
 RUNS: list[dict[str, Any]] = [
@@ -41,7 +41,14 @@ HELD_OUT: list[dict[str, Any]] = [
 ]
 
 
-def main(output: Path, runs: list[dict[str, Any]] = RUNS, title: str = "grading set, version 1") -> None:
+def main(
+    output: Path,
+    runs: list[dict[str, Any]] = RUNS,
+    title: str = "grading set, version 1",
+    exclude: frozenset[str] = frozenset(),
+) -> None:
+    """Build ``runs`` and merge them into ``output``, leaving out the positions whose move
+    strings are in ``exclude``."""
     header = [
         f"# boardgym Connect Four {title}: one position per line,",
         "# '<moves, columns 1-7> <value of each column a-g for the player to move: W win, D draw, L loss, - full>'.",
@@ -50,11 +57,6 @@ def main(output: Path, runs: list[dict[str, Any]] = RUNS, title: str = "grading 
         " (benchmarks/build_connect_four_grade_set.py);",
         "# times are wall clock, limits CPU seconds per position:",
     ]
-    shipped = (
-        set()
-        if runs is RUNS
-        else {line.split()[0] for line in CONNECT_FOUR_FILE.read_text().split("\n") if line and line[0] != "#"}
-    )
     body: set[str] = set()
     with tempfile.TemporaryDirectory() as folder:
         for index, run in enumerate(runs):
@@ -63,7 +65,7 @@ def main(output: Path, runs: list[dict[str, Any]] = RUNS, title: str = "grading 
             lines = part.read_text().split("\n")
             header.append("#   " + " ".join(line[2:] for line in lines[2:] if line.startswith("#")))
             body |= {line for line in lines if line.strip() and not line.startswith("#")}
-    body = {line for line in body if line.split()[0] not in shipped}
+    body = {line for line in body if line.split()[0] not in exclude}
     ordered = sorted(body, key=lambda line: (len(line.split()[0]), line))
     header.append(f"# {len(ordered)} positions in all.")
     atomic_write_text(output, "\n".join(header + ordered) + "\n")
@@ -75,6 +77,7 @@ if __name__ == "__main__":
     if arguments[:1] == ["--held-out"]:
         target = Path(arguments[1]) if len(arguments) > 1 else Path("runs/connect_four/held_out_v1.txt")
         target.parent.mkdir(parents=True, exist_ok=True)
-        main(target, HELD_OUT, "held-out set (not the graded one), version 1")
+        shipped = frozenset(position.label for position in read_connect_four_set())
+        main(target, HELD_OUT, "held-out set (not the graded one), version 1", shipped)
     else:
         main(Path(arguments[0]) if arguments else CONNECT_FOUR_FILE)
