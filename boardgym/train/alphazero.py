@@ -53,7 +53,12 @@ from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy
 from boardgym.agents.alphazero.pretrained import pretrained_file
 from boardgym.agents.alphazero.replay import ReplayBuffer
-from boardgym.agents.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha, play_selfplay_games
+from boardgym.agents.alphazero.selfplay import (
+    SelfPlaySettings,
+    default_dirichlet_alpha,
+    play_selfplay_games,
+    random_start,
+)
 from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
 from boardgym.cluster import check_address
@@ -159,6 +164,8 @@ def train(config: Config) -> Path:
             f"AlphaZero self-play trains two-player games; {game.name} has {game.num_players} player(s): "
             "pick a two-player game (boardgym list games)"
         )
+    if config.random_start_moves:  # a start count longer than random games last fails here, not in a worker
+        random_start(game, config.random_start_moves, np.random.default_rng(config.seed))
     opponents = _usable_opponents(game, config)
     # Read before the run folder opens, so that a wrong --init leaves no folder behind.
     initial = _initial_weights(config, game, device) if config.init is not None and not config.resume else None

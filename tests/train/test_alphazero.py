@@ -144,6 +144,9 @@ def test_bad_config_values_are_explained(in_tmp: Path) -> None:
         train(tiny_config(in_tmp, random_start_moves=-1))
     with pytest.raises(BoardgymError, match="--temperature-moves -2 is negative"):
         train(tiny_config(in_tmp, temperature_moves=-2))
+    with pytest.raises(BoardgymError, match="random starts of up to 1000000000 moves.*smaller --random-start-moves"):
+        train(tiny_config(in_tmp, random_start_moves=10**9, run_name="long_starts"))
+    assert not (in_tmp / "runs" / "tictactoe" / "alphazero" / "long_starts").exists()  # refused before the run folder
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ import numpy as np
 from boardgym.agents.leaf import Evaluator
 from boardgym.agents.mcts import MCTS
 from boardgym.game import Game
+from boardgym.types import BoardgymError
 
 
 @dataclass(frozen=True)
@@ -177,13 +178,17 @@ def play_selfplay_games(
     return result
 
 
+_START_DRAWS = 1000  # random starts drawn before ``most`` is deemed longer than random games last
+
+
 def random_start(game: Game, most: int, rng: np.random.Generator) -> Any:
     """The position after ``k`` uniformly random moves from the start, ``k`` drawn uniformly
-    from 0 to ``most``; a draw that reaches the end of the game is drawn again (``k`` included).
+    from 0 to ``most``; a draw that reaches the end of the game is drawn again (``k`` included),
+    up to ``_START_DRAWS`` times (then ``most`` is too long for the game: ``BoardgymError``).
     """
     if most <= 0:
         return game.initial_state()
-    while True:
+    for _ in range(_START_DRAWS):
         state = game.initial_state()
         for _ in range(int(rng.integers(most + 1))):
             if game.is_terminal(state):
@@ -192,6 +197,10 @@ def random_start(game: Game, most: int, rng: np.random.Generator) -> Any:
             state = game.apply(state, legal[int(rng.integers(len(legal)))])
         if not game.is_terminal(state):
             return state
+    raise BoardgymError(
+        f"random starts of up to {most} moves: {_START_DRAWS} draws in a row ended {game.name} before it could start; "
+        "random play rarely lasts that long, so give a smaller --random-start-moves"
+    )
 
 
 @dataclass
