@@ -12,11 +12,12 @@ import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, load_network
+from boardgym.agents.alphazero.workers import SelfPlayPool
 from boardgym.evaluate.match import play_games
 from boardgym.games import GAMES
 from boardgym.runs import load_checkpoint
 from boardgym.train import METHODS
-from boardgym.train.alphazero import Config, main, train
+from boardgym.train.alphazero import Config, _selfplay_pool, main, train
 from boardgym.types import BoardgymError
 
 
@@ -147,6 +148,12 @@ def test_bad_config_values_are_explained(in_tmp: Path) -> None:
     with pytest.raises(BoardgymError, match="random starts of up to 1000000000 moves.*smaller --random-start-moves"):
         train(tiny_config(in_tmp, random_start_moves=10**9, run_name="long_starts"))
     assert not (in_tmp / "runs" / "tictactoe" / "alphazero" / "long_starts").exists()  # refused before the run folder
+    with pytest.raises(BoardgymError, match="unknown --worker-device 'gpu'; use cpu, auto or cuda"):
+        train(tiny_config(in_tmp, worker_device="gpu"))
+    if not torch.cuda.is_available():
+        with pytest.raises(BoardgymError, match="--worker-device 'cuda'"):
+            train(tiny_config(in_tmp, worker_device="cuda", workers=2, run_name="no_cuda"))
+        assert not (in_tmp / "runs" / "tictactoe" / "alphazero" / "no_cuda").exists()
 
 
 @pytest.mark.slow
@@ -164,6 +171,21 @@ def test_selfplay_in_worker_processes_feeds_the_same_loop(in_tmp: Path) -> None:
     payload = load_checkpoint(path)
     assert payload["step"] == 1
     assert torch.load(path.parent / "replay-1.pt", weights_only=True)["value"].shape[0] >= 3 * 5  # >= 5 moves a game
+
+
+def test_worker_processes_run_the_network_on_the_worker_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workers' device is --worker-device (cpu by default), not the learner's --device."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # as on a GPU machine; nothing runs on it here
+    game = make_game("tictactoe")
+    pools = []
+    for worker_device, expected in (("cpu", ("cpu", False)), ("auto", ("cuda", True)), ("cuda", ("cuda", True))):
+        config = Config(device="cuda", worker_device=worker_device, workers=2, progress=False)
+        pool = _selfplay_pool(config, 2, game)
+        pools.append(pool)
+        assert isinstance(pool, SelfPlayPool) and pool._setup[2:] == expected, worker_device
+    assert Config().worker_device == "cpu"
+    for pool in pools:
+        pool.close()
 
 
 def test_time_limit_stops_early_and_still_evaluates_the_last_iteration(in_tmp: Path) -> None:
