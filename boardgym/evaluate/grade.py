@@ -233,6 +233,10 @@ def main(argv: list[str] | None = None, prog: str = "boardgym grade") -> int:
                 f"--positions is for connect_four (the set files hold Connect Four moves); {game.name}'s set is built "
                 "from its rules: drop --positions"
             )
+        if not args.positions.strip():
+            raise BoardgymError(
+                "--positions is empty; pass the path of a set file (e.g. runs/connect_four/held_out_v1.txt)"
+            )
         positions = read_connect_four_set(Path(args.positions))
     result = grade(game, args.agent, seed=args.seed, positions=positions, positions_name=args.positions)
     folder = run_dir(game.name, "grade", args.run_name, args.seed, root=args.root)

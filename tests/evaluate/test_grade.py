@@ -111,3 +111,5 @@ def test_positions_are_refused_for_other_games_and_missing_files(tmp_path) -> No
         main(
             ["connect_four", "--agent", "random", "--positions", str(tmp_path / "missing.txt"), "--root", str(tmp_path)]
         )
+    with pytest.raises(BoardgymError, match="--positions is empty"):
+        main(["connect_four", "--agent", "random", "--positions", "", "--root", str(tmp_path)])
