@@ -134,7 +134,7 @@ def connect_ray(address: str | None = None, *, num_cpus: int | None = None) -> R
 
 def gpu_share(cluster_gpus: float, actors: int, device: str) -> float:
     """The fraction of a GPU each of ``actors`` self-play actors asks Ray for: none on
-    ``--device cpu`` or a cluster without GPUs, else the cluster's GPUs shared evenly, at most
+    ``--worker-device cpu`` (the default) or a cluster without GPUs, else the cluster's GPUs shared evenly, at most
     one each (Ray then places an actor only where its share is free and hands it that GPU)."""
     if device == "cpu" or cluster_gpus <= 0 or actors < 1:
         return 0.0

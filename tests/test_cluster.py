@@ -34,7 +34,7 @@ def test_gpu_shares() -> None:
     assert gpu_share(1, 4, "auto") == 0.25
     assert gpu_share(1, 4, "cuda") == 0.25
     assert gpu_share(8, 4, "auto") == 1.0  # at most one each
-    assert gpu_share(2, 4, "cpu") == 0.0  # --device cpu keeps actors off the GPUs
+    assert gpu_share(2, 4, "cpu") == 0.0  # --worker-device cpu keeps actors off the GPUs
 
 
 def test_without_ray_the_backend_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:

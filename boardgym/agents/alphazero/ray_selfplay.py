@@ -8,7 +8,7 @@ processes of ``SelfPlayPool`` do: the split, the seeds (actor ``w`` draws from
 ``SeedSequence([seed, iteration, w])``) and the merge are the same, so a run with N actors
 plays the same games as one with ``--workers N``.
 
-Each actor takes one CPU, and where the cluster has GPUs (and ``--device`` is not ``cpu``) an
+Each actor takes one CPU, and where the cluster has GPUs (with ``--worker-device auto`` or ``cuda``) an
 even fraction of them, and then plays on CUDA; otherwise on its CPU. An actor that dies (its
 process killed, its machine lost) is restarted by Ray (``max_restarts``), and the iteration
 asks it again for the games it owed, with the same seeds, so the iteration's positions are
