@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import torch
@@ -11,7 +12,7 @@ import torch
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "worker_device_speed.py"
 
 
-def load_script():
+def load_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("worker_device_speed", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
