@@ -82,6 +82,20 @@ def test_a_whole_game_by_clicks(page: Any, live_server: Any, game: str, params: 
     assert page.text_content("#message") == "" and errors == []
 
 
+def message(page: Any, expected: str) -> str:
+    """The page's message once it holds ``expected`` (the page writes it after the server's
+    response has arrived, so reading it at once can race), or as it is after 5 s."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        page.wait_for_function(
+            "expected => document.querySelector('#message').textContent.includes(expected)", arg=expected, timeout=5000
+        )
+    except PlaywrightTimeoutError:  # the assertion that reads the result shows what the message says
+        pass
+    return page.text_content("#message")
+
+
 def test_an_illegal_click_is_explained(page: Any, live_server: Any) -> None:
     start_game(page, live_server.url, "tictactoe", {}, ["human", "human"])
     with page.expect_response(lambda response: response.url.endswith("/move")):
@@ -89,13 +103,13 @@ def test_an_illegal_click_is_explained(page: Any, live_server: Any) -> None:
     page.wait_for_selector("#board [data-move='b2'].spot", state="attached")
     with page.expect_response(lambda response: response.url.endswith("/move")):
         page.click("#board [data-move='b2']")
-    assert "not legal here; legal moves: a1" in page.text_content("#message")
+    assert "not legal here; legal moves: a1" in message(page, "not legal here; legal moves: a1")
     page.click("#board svg", position={"x": 5, "y": 5})  # the margin: no move there
-    assert "click one of the highlighted moves" in page.text_content("#message")
+    assert "click one of the highlighted moves" in message(page, "click one of the highlighted moves")
     page.fill("#typed-move", "q7")
     with page.expect_response(lambda response: response.url.endswith("/move")):
         page.click("#typed button")
-    assert "cannot read move 'q7'" in page.text_content("#message")
+    assert "cannot read move 'q7'" in message(page, "cannot read move 'q7'")
 
 
 def test_undo_download_and_the_agents_analysis(page: Any, live_server: Any, tmp_path: Path) -> None:
