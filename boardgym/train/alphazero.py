@@ -67,6 +67,7 @@ from boardgym.config import option
 from boardgym.game import Game
 from boardgym.runs import load_checkpoint, save_checkpoint
 from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
+from boardgym.train.solver_targets import LabelStats, SolverTargets
 from boardgym.types import BoardgymError
 
 METHOD = "alphazero"
@@ -139,6 +140,19 @@ class Config(RunConfig):
         "from the run's own checkpoint instead)",
     )
     buffer_size: int = option(20_000, "replay buffer capacity in positions (symmetric copies included)")
+    replay: str | None = option(
+        None,
+        "start the replay buffer from this replay file (a run's replay-N.pt); with --games-per-iteration 0 the run "
+        "only trains on it",
+    )
+    solver_targets: int = option(
+        0,
+        "Connect Four: positions with at least N stones train on the solver's win/draw/loss and the moves that "
+        "keep it, not on the self-play result and visits (0: off; docs/pretrained.md)",
+    )
+    solver_limit: float = option(
+        5.0, "CPU seconds per position for --solver-targets; a position that takes longer keeps its self-play targets"
+    )
     batch_size: int = option(128, "training minibatch size")
     train_steps: int = option(80, "training minibatches per iteration")
     lr: float = option(2e-3, "Adam learning rate")
@@ -177,8 +191,14 @@ def train(config: Config) -> Path:
     opponents = _usable_opponents(game, config)
     # Read before the run folder opens, so that a wrong --init leaves no folder behind.
     initial = _initial_weights(config, game, device) if config.init is not None and not config.resume else None
+    seed_rows = _replay_rows(config, game) if config.replay is not None and not config.resume else None
+    labeller = (
+        SolverTargets(game, config.solver_targets, config.solver_limit, workers) if config.solver_targets else None
+    )
     torch.set_num_threads(max(1, config.threads))
     with run:
+        if labeller is not None:
+            run.on_close(labeller.close)
         replay_path = run.folder / LEGACY_REPLAY
         rng = np.random.default_rng(config.seed)
         torch.manual_seed(config.seed)
@@ -195,6 +215,25 @@ def train(config: Config) -> Path:
         elif initial is not None:
             network.load_state_dict(initial)
             previous = copy.deepcopy(network).eval()
+        if seed_rows is not None:
+            planes, policy, legal, value = seed_rows
+            if labeller is not None:
+                run.report(
+                    f"--solver-targets {config.solver_targets}: solving the positions of the {len(value)} replay rows "
+                    f"with {config.solver_targets} stones or more (mirror images once; minutes for the early ones)"
+                )
+                policy, value, stats = labeller.rows(
+                    planes,
+                    policy,
+                    value,
+                    progress=lambda done, total: run.report(f"--solver-targets: {done} of {total} positions solved"),
+                )
+                _log_labels(run, stats, "replay")
+                run.report(
+                    f"--solver-targets: {stats.solved} of {stats.eligible} rows with {config.solver_targets} stones "
+                    f"or more took the solver's targets in {stats.seconds:.0f} s"
+                )
+            buffer.add(planes, policy, legal, value)
         settings = SelfPlaySettings(
             simulations=config.simulations,
             c_puct=config.c_puct,
@@ -222,7 +261,9 @@ def train(config: Config) -> Path:
             )
             evaluator.clear_cache()
             evaluator.reset_stats()
-            if pool is not None:
+            if config.games_per_iteration == 0:
+                played = None
+            elif pool is not None:
                 played = pool.play(
                     network,
                     config.games_per_iteration,
@@ -239,24 +280,30 @@ def train(config: Config) -> Path:
                     settings=settings,
                     rng=rng,
                 )
-            rows = buffer.add_positions(game, played.positions)
+            positions = played.positions if played is not None else []
+            if labeller is not None and positions:
+                positions, stats = labeller.positions(positions)
+                _log_labels(run, stats, "selfplay", step)
+            rows = buffer.add_positions(game, positions)
             losses = _train_steps(network, optimizer, scaler, buffer, config, rng, device, amp)
-            seconds = max(played.seconds, 1e-9)
+            seconds = max(played.seconds, 1e-9) if played is not None else 0.0
             run.advance(1)
-            run.log(
-                {
-                    "loss/policy": losses["policy"],
-                    "loss/value": losses["value"],
-                    "loss/policy_entropy": losses["entropy"],
+            scalars = {
+                "loss/policy": losses["policy"],
+                "loss/value": losses["value"],
+                "loss/policy_entropy": losses["entropy"],
+                "train/replay_size": len(buffer),
+                "train/replay_rows_added": rows,
+            }
+            if played is not None:
+                scalars |= {
                     "train/selfplay_games_per_s": played.games / seconds,
                     "train/selfplay_positions_per_s": len(played.positions) / seconds,
                     "train/network_batch": played.mean_batch,
-                    "train/replay_size": len(buffer),
-                    "train/replay_rows_added": rows,
                     "train/game_length": played.moves / max(played.games, 1),
                     "train/first_player_score": _first_player_score(played.outcomes),
                 }
-            )
+            run.log(scalars)
             if config.eval_every and (step % config.eval_every == 0 or last):
                 results = _measure(run, network, previous, opponents, config, seed=config.seed * 1_000_003 + step)
                 last_scores = {
@@ -272,7 +319,7 @@ def train(config: Config) -> Path:
                 0,
                 policy=f"{losses['policy']:.3f}",
                 value=f"{losses['value']:.3f}",
-                pos_s=f"{len(played.positions) / seconds:.0f}",
+                pos_s=f"{len(positions) / seconds:.0f}" if played is not None else "-",
                 **last_scores,
             )
             # The pair stays consistent however the run is killed: this iteration's replay file
@@ -509,6 +556,54 @@ def _restore(
     return json.loads(payload["history"]), previous.eval()
 
 
+def _replay_rows(config: Config, game: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of the ``--replay`` file (planes, policies, legal masks, values), checked
+    against ``game``; read before the run folder opens."""
+    path = Path(str(config.replay))
+    saved = load_checkpoint(
+        path, what="replay buffer", method=METHOD, game=game, required=("planes", "policy", "legal", "value")
+    )
+    if saved.get("format") not in (None, REPLAY_FORMAT):
+        raise BoardgymError(f"--replay {str(path)!r} is not a {REPLAY_FORMAT} file; pass a run's replay-N.pt")
+    try:
+        planes = saved["planes"].float().numpy()
+        policy, legal, value = (
+            saved["policy"].float().numpy(),
+            saved["legal"].bool().numpy(),
+            saved["value"].float().numpy(),
+        )
+    except (AttributeError, TypeError) as error:
+        raise BoardgymError(
+            f"--replay {str(path)!r}: its rows are not tensors ({error}); pass a run's replay-N.pt"
+        ) from None
+    rows = len(value)
+    shapes_ok = (
+        planes.shape == (rows, *game.observation_shape)
+        and policy.shape == legal.shape == (rows, game.num_actions)
+        and value.shape == (rows,)
+    )
+    if not shapes_ok or rows == 0:
+        raise BoardgymError(
+            f"--replay {str(path)!r} holds {rows} rows of planes {tuple(planes.shape[1:])} and policies "
+            f"{tuple(policy.shape[1:])}; a {game.name} replay has planes {game.observation_shape} and "
+            f"{game.num_actions} moves: pass a replay file of a {game.name} run"
+        )
+    return planes, policy, legal, value
+
+
+def _log_labels(run: TrainingRun, stats: LabelStats, source: str, step: int | None = None) -> None:
+    """Log what ``--solver-targets`` labelled (``source``: replay or selfplay)."""
+    solved = max(stats.solved, 1)
+    values = {
+        f"solver/{source}_eligible": stats.eligible,
+        f"solver/{source}_solved": stats.solved,
+        f"solver/{source}_result_agreed": stats.agreed / solved,
+        f"solver/{source}_seconds": stats.seconds,
+    }
+    run.log(values, step=step)
+    run.writer.flush()
+
+
 def _initial_weights(config: Config, game: Game, device: torch.device) -> dict[str, torch.Tensor]:
     """The weights named by ``--init`` (``pretrained`` or a checkpoint path), checked against
     the network this config builds."""
@@ -534,7 +629,6 @@ def _remove_replays(folder: Path, keep: str) -> None:
 def _check(config: Config) -> None:
     positive = (
         "iterations",
-        "games_per_iteration",
         "parallel_games",
         "simulations",
         "leaves_per_game",
@@ -549,7 +643,21 @@ def _check(config: Config) -> None:
         worker_device_name(config.worker_device)
     if config.init is not None and not config.init.strip():
         raise BoardgymError("--init is empty; pass pretrained or the path of an alphazero checkpoint (final.pt)")
+    if config.replay is not None and not Path(config.replay).is_file():
+        raise BoardgymError(
+            f"--replay {config.replay!r} is not a file; pass a replay file of an alphazero run (runs/GAME/alphazero/"
+            "RUN/replay-N.pt)"
+        )
+    if config.games_per_iteration == 0 and config.replay is None:
+        raise BoardgymError(
+            "--games-per-iteration 0 plays no self-play games, so there is nothing to train on; give --replay FILE "
+            "or play at least 1 game per iteration"
+        )
+    if config.solver_targets and not config.solver_limit > 0:
+        raise BoardgymError(f"--solver-limit {config.solver_limit} must be more than 0 CPU seconds")
     for name in (
+        "games_per_iteration",
+        "solver_targets",
         "train_steps",
         "eval_every",
         "temperature_moves",

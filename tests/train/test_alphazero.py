@@ -311,3 +311,67 @@ def test_init_names_what_does_not_match(in_tmp: Path) -> None:
     with pytest.raises(BoardgymError, match="no pretrained alphazero network ships for nim"):
         train(tiny_config(in_tmp, run_name="nim", game="nim", init="pretrained"))
     assert not (in_tmp / "runs/tictactoe/alphazero/pretrained-mismatch").exists()  # refused before it opened
+
+
+def test_replay_starts_the_buffer_and_zero_games_only_trains(in_tmp: Path) -> None:
+    first = train(tiny_config(in_tmp, run_name="source", eval_every=0))
+    source = torch.load(first.parent / "replay-1.pt", weights_only=True)
+    path = train(
+        tiny_config(
+            in_tmp, run_name="trained", eval_every=0, games_per_iteration=0, replay=str(first.parent / "replay-1.pt")
+        )
+    )
+    copied = torch.load(path.parent / "replay-1.pt", weights_only=True)
+    assert torch.equal(copied["value"], source["value"]) and torch.equal(copied["planes"], source["planes"])
+    assert any(
+        not torch.equal(v, load_checkpoint(first)["state_dict"][k])
+        for k, v in load_checkpoint(path)["state_dict"].items()
+    )
+
+
+def test_replay_and_solver_options_are_checked_before_the_run_folder(in_tmp: Path) -> None:
+    runs = in_tmp / "runs" / "tictactoe" / "alphazero"
+    with pytest.raises(BoardgymError, match="--games-per-iteration 0 plays no self-play games.*--replay FILE"):
+        train(tiny_config(in_tmp, run_name="none", games_per_iteration=0))
+    with pytest.raises(BoardgymError, match="--replay 'nowhere.pt' is not a file"):
+        train(tiny_config(in_tmp, run_name="none", replay="nowhere.pt"))
+    with pytest.raises(BoardgymError, match="--games-per-iteration -1 is negative"):
+        train(tiny_config(in_tmp, run_name="none", games_per_iteration=-1))
+    with pytest.raises(BoardgymError, match="--solver-targets needs an exact solver.*not tictactoe"):
+        train(tiny_config(in_tmp, run_name="none", solver_targets=4))
+    with pytest.raises(BoardgymError, match="--solver-limit 0.0 must be more than 0"):
+        train(tiny_config(in_tmp, run_name="none", solver_targets=4, solver_limit=0.0))
+    assert not (runs / "none").exists()
+    other = train(tiny_config(in_tmp, run_name="c4", game="connect_four", eval_every=0))
+    with pytest.raises(BoardgymError, match="connect_four"):
+        train(tiny_config(in_tmp, run_name="none", replay=str(other.parent / "replay-1.pt")))
+    assert not (runs / "none").exists()
+
+
+def test_solver_targets_replace_connect_four_selfplay_targets(in_tmp: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from boardgym.train.solver_targets import move_values, state_from_planes
+
+    path = train(
+        tiny_config(
+            in_tmp,
+            run_name="exact",
+            game="connect_four",
+            eval_every=0,
+            random_start_moves=24,
+            solver_targets=18,
+            solver_limit=20.0,
+        )
+    )
+    replay = torch.load(path.parent / "replay-1.pt", weights_only=True)
+    checked = 0
+    for planes, value in zip(replay["planes"].float().numpy(), replay["value"].numpy(), strict=True):
+        state = state_from_planes(planes)
+        if state[1].bit_count() >= 18:
+            assert value == max(move_values(state, limit=20.0).values())
+            checked += 1
+    assert checked
+    events = EventAccumulator(str(path.parent))
+    events.Reload()
+    assert events.Scalars("solver/selfplay_solved")[0].value == checked // 2  # mirrors are rows, not positions

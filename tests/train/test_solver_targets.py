@@ -1,0 +1,124 @@
+"""Exact Connect Four training targets from the solver (``--solver-targets``), checked against
+the shipped grading set's solved move values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boardgym import make_game
+from boardgym.agents.alphazero.replay import augment
+from boardgym.evaluate.grade_sets import read_connect_four_set
+from boardgym.games.connect_four import ConnectFour
+from boardgym.train.solver_targets import SolverTargets, exact_targets, move_values, state_from_planes
+from boardgym.types import BoardgymError
+
+RULES = ConnectFour()
+
+
+def late_positions(count: int, min_ply: int = 24):
+    """Graded positions with at least ``min_ply`` stones (cheap to solve)."""
+    positions = [p for p in read_connect_four_set() if p.ply >= min_ply]
+    return positions[:: max(1, len(positions) // count)][:count]
+
+
+def test_planes_give_back_the_position() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        state = RULES.initial_state()
+        for _ in range(int(rng.integers(0, 30))):
+            if RULES.is_terminal(state):
+                break
+            previous = state
+            state = RULES.apply(state, int(rng.choice(RULES.legal_actions(state))))
+        if RULES.is_terminal(state):
+            state = previous
+        planes = RULES.observation(state, RULES.current_player(state))
+        assert state_from_planes(planes) == state
+
+
+def test_planes_of_another_shape_are_refused() -> None:
+    with pytest.raises(BoardgymError, match="not a Connect Four observation"):
+        state_from_planes(np.zeros((2, 3, 3)))
+
+
+def test_move_values_match_the_graded_values() -> None:
+    for position in late_positions(12):
+        assert move_values(position.state, limit=30.0) == position.values, position.label
+
+
+def test_targets_keep_the_visits_of_the_best_moves() -> None:
+    policy, value = exact_targets({0: -1, 1: 0, 2: 0, 3: 1, 4: 1}, np.array([0.5, 0.1, 0.1, 0.1, 0.3, 0, 0]))
+    assert value == 1.0
+    np.testing.assert_allclose(policy, [0, 0, 0, 0.25, 0.75, 0, 0])
+    policy, value = exact_targets({0: -1, 1: 0, 2: 0}, np.array([1.0, 0, 0, 0, 0, 0, 0]))
+    assert value == 0.0  # no visit on a drawing move: uniform over them
+    np.testing.assert_allclose(policy, [0, 0.5, 0.5, 0, 0, 0, 0])
+
+
+def test_positions_get_the_solver_value_and_mirrors_agree() -> None:
+    labeller = SolverTargets(make_game("connect_four"), min_ply=20, limit=30.0)
+    graded = late_positions(6)
+    uniform = np.full(7, 1 / 7, dtype=np.float32)
+    early = RULES.apply(RULES.initial_state(), 3)  # 1 stone: below min_ply, kept as it was
+    triples = [(p.state, uniform, 0.5) for p in graded] + [(early, uniform, 0.5)]
+    mirrors = [(RULES.symmetric_states(p.state)[1][0], uniform, 0.5) for p in graded]
+    out, stats = labeller.positions(triples + mirrors)
+    assert stats.eligible == stats.solved == 2 * len(graded)
+    for index, position in enumerate(graded):
+        state, policy, value = out[index]
+        assert state == position.state and value == position.best
+        best = {column for column, v in position.values.items() if v == position.best}
+        assert {int(c) for c in np.flatnonzero(policy)} == best
+        np.testing.assert_allclose(out[len(triples) + index][1], policy[::-1])
+        assert out[len(triples) + index][2] == value
+    assert out[len(graded)][1] is uniform and out[len(graded)][2] == 0.5
+
+
+def test_replay_rows_are_labelled_like_positions() -> None:
+    game = make_game("connect_four")
+    labeller = SolverTargets(game, min_ply=20, limit=30.0)
+    graded = late_positions(4)
+    rows = [row for p in graded for row in augment(game, p.state, np.full(7, 1 / 7, dtype=np.float32))]
+    planes = np.stack([r[0] for r in rows])
+    policy = np.stack([r[1] for r in rows])
+    value = np.full(len(rows), 0.25, dtype=np.float32)
+    heard: list[tuple[int, int]] = []
+    new_policy, new_value, stats = labeller.rows(planes, policy, value, progress=lambda *pair: heard.append(pair))
+    assert stats.solved == len(rows) and value[0] == 0.25  # the inputs are not changed
+    assert heard == [(len(graded), len(graded))]  # a position and its mirror are solved once
+    assert list(new_value) == [p.best for p in graded for _ in range(2)]
+    for row in range(len(rows)):
+        position = graded[row // 2]
+        best = {column for column, v in position.values.items() if v == position.best}
+        columns = {int(c) for c in np.flatnonzero(new_policy[row])}
+        assert columns == (best if row % 2 == 0 else {6 - c for c in best})
+
+
+def test_a_position_past_the_limit_keeps_its_targets() -> None:
+    labeller = SolverTargets(make_game("connect_four"), min_ply=1, limit=1e-9)
+    state = RULES.apply(RULES.initial_state(), 3)
+    policy = np.full(7, 1 / 7, dtype=np.float32)
+    out, stats = labeller.positions([(state, policy, 0.5)])
+    assert stats.eligible == 1 and stats.solved == 0 and out[0][2] == 0.5
+
+
+def test_solver_processes_give_the_same_targets() -> None:
+    graded = late_positions(6)
+    uniform = np.full(7, 1 / 7, dtype=np.float32)
+    alone, _ = SolverTargets(make_game("connect_four"), min_ply=20, limit=30.0).positions(
+        [(p.state, uniform, 0.0) for p in graded]
+    )
+    pooled = SolverTargets(make_game("connect_four"), min_ply=20, limit=30.0, workers=2)
+    try:
+        together, _ = pooled.positions([(p.state, uniform, 0.0) for p in graded])
+    finally:
+        pooled.close()
+    for a, b in zip(alone, together, strict=True):
+        np.testing.assert_array_equal(a[1], b[1])
+        assert a[2] == b[2]
+
+
+def test_games_without_a_solver_are_refused() -> None:
+    with pytest.raises(BoardgymError, match="--solver-targets needs an exact solver.*not tictactoe"):
+        SolverTargets(make_game("tictactoe"), min_ply=4, limit=1.0)
