@@ -71,8 +71,13 @@ def test_foreign_and_missing_files_are_explained(tmp_path: Path) -> None:
 def test_device_auto_falls_back_to_cpu_without_cuda() -> None:
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert resolve_device("auto").type == expected
-    with pytest.raises(BoardgymError, match="device"):
+    with pytest.raises(BoardgymError, match="unknown alphazero device='warp-drive'; use auto, cpu or cuda"):
         resolve_device("warp-drive")
+    with pytest.raises(BoardgymError, match="unknown --device 'warp-drive'"):
+        resolve_device("warp-drive", "--device")
+    if not torch.cuda.is_available():
+        with pytest.raises(BoardgymError, match="alphazero device='cuda' asked for but CUDA is not available"):
+            AlphaZeroAgent(make_game("tictactoe"), pretrained=True, device="cuda")
 
 
 def test_temperature_moves_samples_only_the_opening(tmp_path: Path) -> None:

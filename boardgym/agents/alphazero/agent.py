@@ -116,16 +116,19 @@ class AlphaZeroAgent(BaseAgent):
         self.tree.rng = self.rng
 
 
-def resolve_device(device: str) -> torch.device:
-    """``auto`` -> CUDA when available, else CPU; anything else as torch names it."""
+def resolve_device(device: str, option: str = "alphazero device=") -> torch.device:
+    """``auto`` -> CUDA when available, else CPU; anything else as torch names it. ``option``
+    names the setting in the messages (``--device``, ``--worker-device``; default: the agent's
+    ``device=`` key)."""
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    shown = f"{option}{device!r}" if option.endswith("=") else f"{option} {device!r}"
     try:
         resolved = torch.device(device)
     except RuntimeError:
-        raise BoardgymError(f"unknown device {device!r}; use auto, cpu or cuda") from None
+        raise BoardgymError(f"unknown {shown}; use auto, cpu or cuda") from None
     if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise BoardgymError(f"device {device!r} asked for but CUDA is not available here; use --device cpu or auto")
+        raise BoardgymError(f"{shown} asked for but CUDA is not available here; use cpu or auto")
     return resolved
 
 
