@@ -645,7 +645,7 @@ def _check(config: Config) -> None:
             f"--replay {config.replay!r} is not a file; pass a replay file of an alphazero run (runs/GAME/alphazero/"
             "RUN/replay-N.pt)"
         )
-    if config.games_per_iteration == 0 and config.replay is None:
+    if config.games_per_iteration == 0 and config.replay is None and not config.resume:
         raise BoardgymError(
             "--games-per-iteration 0 plays no self-play games, so there is nothing to train on; give --replay FILE "
             "or play at least 1 game per iteration"

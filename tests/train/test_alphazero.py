@@ -327,6 +327,10 @@ def test_replay_starts_the_buffer_and_zero_games_only_trains(in_tmp: Path) -> No
         not torch.equal(v, load_checkpoint(first)["state_dict"][k])
         for k, v in load_checkpoint(path)["state_dict"].items()
     )
+    resumed = train(
+        tiny_config(in_tmp, run_name="trained", eval_every=0, games_per_iteration=0, iterations=2, resume=True)
+    )
+    assert load_checkpoint(resumed)["step"] == 2  # the run's own buffer: no --replay needed
 
 
 def test_replay_and_solver_options_are_checked_before_the_run_folder(in_tmp: Path) -> None:
