@@ -34,7 +34,7 @@ import numpy as np
 from boardgym.game import Game, HasRandomPlayout, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, permute_bits
-from boardgym.types import Action, IllegalActionError, Planes, Player, as_action
+from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
 COLUMNS, ROWS, HEIGHT = 7, 6, 7  # HEIGHT counts the sentinel bit
 _BOTTOM = tuple(1 << (HEIGHT * c) for c in range(COLUMNS))
@@ -185,6 +185,18 @@ def state_from_stones(black: int, white: int, player: int, outcome: int = ONGOIN
     elif outcome != ONGOING:
         info |= _WON
     return (white if player else black, occupied, info)
+
+
+def state_from_planes(planes: np.ndarray) -> ConnectFourState:
+    """The position whose observation from the side to move is ``planes``
+    (``ConnectFour.observation``: the mover's discs, then the opponent's; row 0 the top)."""
+    cells = np.asarray(planes) > 0.5
+    if cells.shape != (2, ROWS, COLUMNS) or (cells[0] & cells[1]).any():
+        raise BoardgymError(f"planes of shape {tuple(np.shape(planes))} are not a Connect Four observation")
+    own, opponent = (sum(1 << int(bit) for bit in _PLANE_BITS[plane]) for plane in cells)
+    player = int(cells.sum()) % 2
+    black, white = (own, opponent) if player == 0 else (opponent, own)
+    return state_from_stones(black, white, player)
 
 
 class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRandomPlayout[ConnectFourState]):

@@ -173,9 +173,12 @@ class Solver:
         finally:
             self._deadline = None
 
-    def move_scores(self, state: ConnectFourState, *, weak: bool = False) -> dict[Action, int]:
+    def move_scores(
+        self, state: ConnectFourState, *, weak: bool = False, deadline: float | None = None
+    ) -> dict[Action, int]:
         """The exact score of each legal move for the player to move (the score of the
-        position after it, negated; an immediate win scores as in ``solve``)."""
+        position after it, negated; an immediate win scores as in ``solve``). ``deadline``
+        (the solver's ``clock``) bounds all the moves together, as in ``solve``."""
         current, mask, _ = state
         if _RULES.is_terminal(state):
             raise BoardgymError("the game is over: the solver scores positions with a move to play")
@@ -192,7 +195,7 @@ class Solver:
             if child_mask == _BOARD:
                 scores[column] = 0
                 continue
-            scores[column] = -self.solve(_RULES.apply(state, column), weak=weak)
+            scores[column] = -self.solve(_RULES.apply(state, column), weak=weak, deadline=deadline)
         return scores
 
 

@@ -28,48 +28,20 @@ from typing import Any
 import numpy as np
 
 from boardgym.game import Game
-from boardgym.games.connect_four import COLUMNS, ROWS, ConnectFour, ConnectFourState, state_from_stones
+from boardgym.games.connect_four import COLUMNS, ConnectFour, ConnectFourState, state_from_planes
 from boardgym.solve.connect_four import Solver, SolveTimeout
 from boardgym.types import BoardgymError
 
 _RULES = ConnectFour()
-_STRIDE = ROWS + 1
-# Observation cell (row from the top, column) -> bit of the board layout.
-_CELL_BITS = np.array([[_STRIDE * c + (ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)], dtype=object)
-_MIRROR = [_STRIDE * (COLUMNS - 1 - bit // _STRIDE) + bit % _STRIDE for bit in range(_STRIDE * COLUMNS)]
-
 _REPORT_EVERY = 2000  # distinct positions between two progress reports
 Scores = dict[int, int]
 """Win (1), draw (0) or loss (-1) of each legal column, for the player to move."""
 
 
-def state_from_planes(planes: np.ndarray) -> ConnectFourState:
-    """The Connect Four position of observation ``planes`` (the mover's discs, then the
-    opponent's; ``ConnectFour.observation`` from the side to move)."""
-    cells = np.asarray(planes) > 0.5
-    if cells.shape != (2, ROWS, COLUMNS) or (cells[0] & cells[1]).any():
-        raise BoardgymError(f"planes of shape {tuple(np.shape(planes))} are not a Connect Four observation")
-    own = sum(1 << int(bit) for bit in _CELL_BITS[cells[0]])
-    opponent = sum(1 << int(bit) for bit in _CELL_BITS[cells[1]])
-    player = int(cells.sum()) % 2
-    black, white = (own, opponent) if player == 0 else (opponent, own)
-    return state_from_stones(black, white, player)
-
-
-def _mirror_bits(bits: int) -> int:
-    out = 0
-    while bits:
-        low = bits & -bits
-        out |= 1 << _MIRROR[low.bit_length() - 1]
-        bits ^= low
-    return out
-
-
-def _canonical(state: ConnectFourState) -> tuple[tuple[int, int], bool]:
-    """The key shared by ``state`` and its mirror image, and whether ``state`` is the mirrored one."""
-    mover, occupied, _ = state
-    mirrored = (_mirror_bits(mover), _mirror_bits(occupied))
-    return (min((mover, occupied), mirrored), mirrored < (mover, occupied))
+def _canonical(state: ConnectFourState) -> tuple[ConnectFourState, bool]:
+    """The one of ``state`` and its mirror image that is solved for both, and whether it is the mirror."""
+    mirror = _RULES.symmetric_states(state)[1][0]
+    return (mirror, True) if mirror[:2] < state[:2] else (state, False)
 
 
 _SOLVER: Solver | None = None
@@ -84,27 +56,16 @@ def _solver() -> Solver:
 
 def move_values(state: ConnectFourState, limit: float, solver: Solver | None = None) -> Scores | None:
     """Win/draw/loss of every legal move of ``state``, or None when solving them takes more than
-    ``limit`` CPU seconds."""
+    ``limit`` seconds of the solver's clock (CPU seconds for the default solver)."""
     solver = solver or _solver()
-    deadline = time.process_time() + limit
-    mover = state[2] & 1
-    scores: Scores = {}
     try:
-        for column in _RULES.legal_actions(state):
-            child = _RULES.apply(state, column)
-            if _RULES.is_terminal(child):
-                scores[column] = int(np.sign(_RULES.returns(child)[mover]))
-            else:
-                scores[column] = -solver.solve(child, weak=True, deadline=deadline)
+        return solver.move_scores(state, weak=True, deadline=solver.clock() + limit)
     except SolveTimeout:
         return None
-    return scores
 
 
-def _solve_key(job: tuple[tuple[int, int], float]) -> Scores | None:
-    (mover, occupied), limit = job
-    black, white = (mover, mover ^ occupied) if occupied.bit_count() % 2 == 0 else (mover ^ occupied, mover)
-    return move_values(state_from_stones(black, white, occupied.bit_count() % 2), limit)
+def _solve_job(job: tuple[ConnectFourState, float]) -> Scores | None:
+    return move_values(*job)
 
 
 def exact_targets(scores: Scores, policy: np.ndarray) -> tuple[np.ndarray, float]:
@@ -157,58 +118,65 @@ class SolverTargets:
         self, states: Sequence[ConnectFourState], progress: Callable[[int, int], None] | None = None
     ) -> list[Scores | None]:
         """The move values of each state (None: past the limit, or fewer stones than min_ply)."""
-        keys: dict[tuple[int, int], int] = {}
+        canonical: dict[tuple[int, int], ConnectFourState] = {}
         found: list[tuple[tuple[int, int], bool] | None] = []
         for state in states:
             if state[1].bit_count() < self.min_ply:
                 found.append(None)
                 continue
-            key, mirrored = _canonical(state)
-            keys.setdefault(key, key[1].bit_count())
-            found.append((key, mirrored))
+            image, mirrored = _canonical(state)
+            canonical.setdefault(image[:2], image)
+            found.append((image[:2], mirrored))
         # Most stones first: their solutions fill the tables the earlier positions then use.
-        order = sorted(keys, key=lambda key: -keys[key])
-        jobs = [(key, self.limit) for key in order]
+        order = sorted(canonical, key=lambda key: -key[1].bit_count())
+        jobs = [(canonical[key], self.limit) for key in order]
         solved: list[Scores | None] = []
         for start in range(0, len(jobs), _REPORT_EVERY):
             batch = jobs[start : start + _REPORT_EVERY]
             if self._pool is None:
-                solved += [_solve_key(job) for job in batch]
+                solved += [_solve_job(job) for job in batch]
             else:
-                solved += self._pool.map(_solve_key, batch, chunksize=8)
+                solved += self._pool.map(_solve_job, batch, chunksize=8)
             if progress is not None:
                 progress(len(solved), len(jobs))
         by_key = dict(zip(order, solved, strict=True))
         result: list[Scores | None] = []
         for entry in found:
-            if entry is None:
-                result.append(None)
-                continue
-            scores = by_key[entry[0]]
-            if scores is not None and entry[1]:
+            scores = by_key[entry[0]] if entry is not None else None
+            if scores is not None and entry is not None and entry[1]:
                 scores = {COLUMNS - 1 - column: value for column, value in scores.items()}
             result.append(scores)
         return result
+
+    def _targets(
+        self,
+        states: Sequence[ConnectFourState],
+        policies: Sequence[np.ndarray],
+        values: Sequence[float],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> tuple[list[np.ndarray], list[float], LabelStats]:
+        """New policy and value targets of each position (the old ones where not solved)."""
+        started = time.perf_counter()
+        new_policies, new_values = list(policies), [float(value) for value in values]
+        stats = LabelStats()
+        for index, (state, scores) in enumerate(zip(states, self._solve(states, progress), strict=True)):
+            stats.eligible += state[1].bit_count() >= self.min_ply
+            if scores is None:
+                continue
+            new_policies[index], new_values[index] = exact_targets(scores, policies[index])
+            stats.solved += 1
+            stats.agreed += int(np.sign(values[index]) == new_values[index])
+        stats.seconds = time.perf_counter() - started
+        return new_policies, new_values, stats
 
     def positions(
         self, positions: Iterable[tuple[Any, np.ndarray, float]]
     ) -> tuple[list[tuple[Any, np.ndarray, float]], LabelStats]:
         """Self-play ``(state, visit policy, result)`` triples with exact targets where solved."""
-        started = time.perf_counter()
         positions = list(positions)
-        stats = LabelStats()
-        out = []
-        for (state, policy, value), scores in zip(positions, self._solve([p[0] for p in positions]), strict=True):
-            stats.eligible += state[1].bit_count() >= self.min_ply
-            if scores is None:
-                out.append((state, policy, value))
-                continue
-            new_policy, new_value = exact_targets(scores, policy)
-            stats.solved += 1
-            stats.agreed += int(np.sign(value) == new_value)
-            out.append((state, new_policy, new_value))
-        stats.seconds = time.perf_counter() - started
-        return out, stats
+        states, policies, values = zip(*positions, strict=True) if positions else ((), (), ())
+        new_policies, new_values, stats = self._targets(states, policies, values)
+        return list(zip(states, new_policies, new_values, strict=True)), stats
 
     def rows(
         self,
@@ -219,20 +187,11 @@ class SolverTargets:
     ) -> tuple[np.ndarray, np.ndarray, LabelStats]:
         """Replay-buffer rows (observation planes, policies, values) with exact targets where
         solved; ``progress(done, total)`` hears of every few thousand distinct positions solved."""
-        started = time.perf_counter()
+        if not len(value):
+            return policy.copy(), value.copy(), LabelStats()
         states = [state_from_planes(p) for p in planes]
-        policy, value = policy.copy(), value.copy()
-        stats = LabelStats()
-        for row, (state, scores) in enumerate(zip(states, self._solve(states, progress), strict=True)):
-            stats.eligible += state[1].bit_count() >= self.min_ply
-            if scores is None:
-                continue
-            new_policy, new_value = exact_targets(scores, policy[row])
-            stats.solved += 1
-            stats.agreed += int(np.sign(value[row]) == new_value)
-            policy[row], value[row] = new_policy, new_value
-        stats.seconds = time.perf_counter() - started
-        return policy, value, stats
+        new_policies, new_values, stats = self._targets(states, list(policy), list(value), progress)
+        return np.stack(new_policies).astype(policy.dtype), np.asarray(new_values, dtype=value.dtype), stats
 
 
-__all__ = ["LabelStats", "SolverTargets", "exact_targets", "move_values", "state_from_planes"]
+__all__ = ["LabelStats", "SolverTargets", "exact_targets", "move_values"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -13,16 +13,6 @@ from boardgym.evaluate.grade import grade
 from boardgym.evaluate.grade_sets import CONNECT_FOUR_FILE, read_connect_four_set
 from boardgym.runs import atomic_write_text
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "network_vs_solver.py"
-
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("network_vs_solver", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def small_set(tmp_path: Path) -> Path:
     """Every tenth position of the shipped set, in the set's own format."""
@@ -32,9 +22,11 @@ def small_set(tmp_path: Path) -> Path:
     return path
 
 
-def test_policy_picks_agree_with_grading_the_policy_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_policy_picks_agree_with_grading_the_policy_alone(
+    benchmark_script: Callable[[str], ModuleType], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     positions = small_set(tmp_path)
-    assert load_script().main(["pretrained", "--positions", str(positions)]) == 0
+    assert benchmark_script("network_vs_solver").main(["pretrained", "--positions", str(positions)]) == 0
     row = capsys.readouterr().out.splitlines()[2].split("|")
     count = len(read_connect_four_set(positions))
     policy, value, error = (int(row[2].split()[0]), int(row[3].split()[0]), float(row[4]))
@@ -44,7 +36,9 @@ def test_policy_picks_agree_with_grading_the_policy_alone(tmp_path: Path, capsys
     assert policy == count - report.mistakes
 
 
-def test_a_missing_network_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_network_is_one_line(
+    benchmark_script: Callable[[str], ModuleType], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit):
-        load_script().main([str(tmp_path / "none.pt")])
+        benchmark_script("network_vs_solver").main([str(tmp_path / "none.pt")])
     assert "none.pt" in capsys.readouterr().err

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from boardgym import IllegalActionError, make_game
-from boardgym.games.connect_four import LINES, outcome, state_from_stones, stones
+from boardgym import BoardgymError, IllegalActionError, make_game
+from boardgym.games.connect_four import LINES, ConnectFour, outcome, state_from_planes, state_from_stones, stones
 
 GAME = make_game("connect_four")
 
@@ -139,3 +140,24 @@ def test_random_games_end_as_the_lines_of_four_say() -> None:
                 with pytest.raises(IllegalActionError, match="is not legal here"):
                     game.apply(state, column)
             state = game.apply(state, moves[rng.randrange(len(moves))])
+
+
+def test_planes_give_back_the_position() -> None:
+    rules = ConnectFour()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        state = rules.initial_state()
+        for _ in range(int(rng.integers(0, 30))):
+            if rules.is_terminal(state):
+                break
+            previous = state
+            state = rules.apply(state, int(rng.choice(rules.legal_actions(state))))
+        if rules.is_terminal(state):
+            state = previous
+        planes = rules.observation(state, rules.current_player(state))
+        assert state_from_planes(planes) == state
+
+
+def test_planes_of_another_shape_are_refused() -> None:
+    with pytest.raises(BoardgymError, match="not a Connect Four observation"):
+        state_from_planes(np.zeros((2, 3, 3)))

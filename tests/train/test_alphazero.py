@@ -355,7 +355,8 @@ def test_replay_and_solver_options_are_checked_before_the_run_folder(in_tmp: Pat
 def test_solver_targets_replace_connect_four_selfplay_targets(in_tmp: Path) -> None:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from boardgym.train.solver_targets import move_values, state_from_planes
+    from boardgym.games.connect_four import state_from_planes
+    from boardgym.train.solver_targets import move_values
 
     path = train(
         tiny_config(

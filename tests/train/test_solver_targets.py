@@ -10,7 +10,7 @@ from boardgym import make_game
 from boardgym.agents.alphazero.replay import augment
 from boardgym.evaluate.grade_sets import read_connect_four_set
 from boardgym.games.connect_four import ConnectFour
-from boardgym.train.solver_targets import SolverTargets, exact_targets, move_values, state_from_planes
+from boardgym.train.solver_targets import SolverTargets, exact_targets, move_values
 from boardgym.types import BoardgymError
 
 RULES = ConnectFour()
@@ -20,26 +20,6 @@ def late_positions(count: int, min_ply: int = 24):
     """Graded positions with at least ``min_ply`` stones (cheap to solve)."""
     positions = [p for p in read_connect_four_set() if p.ply >= min_ply]
     return positions[:: max(1, len(positions) // count)][:count]
-
-
-def test_planes_give_back_the_position() -> None:
-    rng = np.random.default_rng(0)
-    for _ in range(30):
-        state = RULES.initial_state()
-        for _ in range(int(rng.integers(0, 30))):
-            if RULES.is_terminal(state):
-                break
-            previous = state
-            state = RULES.apply(state, int(rng.choice(RULES.legal_actions(state))))
-        if RULES.is_terminal(state):
-            state = previous
-        planes = RULES.observation(state, RULES.current_player(state))
-        assert state_from_planes(planes) == state
-
-
-def test_planes_of_another_shape_are_refused() -> None:
-    with pytest.raises(BoardgymError, match="not a Connect Four observation"):
-        state_from_planes(np.zeros((2, 3, 3)))
 
 
 def test_move_values_match_the_graded_values() -> None:
