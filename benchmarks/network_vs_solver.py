@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| network | policy picks a best move | value picks a best move | value error |")
     print("|---|---:|---:|---:|")
     for name in args.networks:
+        if not name.strip():
+            parser.error("a network name is empty; pass pretrained or the path of an alphazero checkpoint")
         path = pretrained_file(ConnectFour()) if name == "pretrained" else Path(name)
         try:
             policy, value, error, count = measure(path, args.positions)

@@ -42,3 +42,6 @@ def test_a_missing_network_is_one_line(
     with pytest.raises(SystemExit):
         benchmark_script("network_vs_solver").main([str(tmp_path / "none.pt")])
     assert "none.pt" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        benchmark_script("network_vs_solver").main([""])
+    assert "a network name is empty" in capsys.readouterr().err
