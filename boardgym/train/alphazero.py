@@ -155,7 +155,7 @@ class Config(RunConfig):
     )
     batch_size: int = option(128, "training minibatch size")
     train_steps: int = option(80, "training minibatches per iteration")
-    lr: float = option(2e-3, "Adam learning rate")
+    lr: float = option(2e-3, "AdamW learning rate (with --resume too: the optimizer resumes its moments at this rate)")
     weight_decay: float = option(1e-4, "AdamW weight decay")
     eval_simulations: int = option(48, "simulations per move of the measured network (and of a bare 'mcts')")
     eval_opponents: str = option(
@@ -212,6 +212,8 @@ def train(config: Config) -> Path:
         if run.resumed is not None:
             with run.restoring():
                 history, previous = _restore(run, replay_path, network, optimizer, buffer, rng, device)
+            for group in optimizer.param_groups:  # Adam's moments carry on; the rates are this command's
+                group["lr"], group["weight_decay"] = config.lr, config.weight_decay
         elif initial is not None:
             network.load_state_dict(initial)
             previous = copy.deepcopy(network).eval()

@@ -121,6 +121,16 @@ def test_resume_continues_from_the_saved_iteration(in_tmp: Path) -> None:
     assert any(not torch.equal(first["state_dict"][k], v) for k, v in second["state_dict"].items())
 
 
+def test_resume_takes_the_learning_rate_of_its_command_line(in_tmp: Path) -> None:
+    """Resuming with a lower --lr (the usual last passes) trains at that rate, not the saved one."""
+    config = tiny_config(in_tmp, run_name="decay", eval_every=0, lr=1e-3, weight_decay=1e-4)
+    train(config)
+    train(dataclasses.replace(config, iterations=2, resume=True, lr=2e-4, weight_decay=0.0))
+    optimizer = load_checkpoint(in_tmp / "runs/tictactoe/alphazero/decay/checkpoint.pt")["optimizer"]
+    assert [(g["lr"], g["weight_decay"]) for g in optimizer["param_groups"]] == [(2e-4, 0.0)]
+    assert optimizer["state"]  # Adam's moments came back, not a fresh optimizer
+
+
 def test_resume_with_another_network_size_is_refused(in_tmp: Path) -> None:
     config = tiny_config(in_tmp, run_name="mismatch", eval_every=0)
     train(config)
