@@ -57,7 +57,7 @@ class GradedPosition:
 # -- Connect Four: the shipped file -------------------------------------------------------
 
 
-def _varied_game_moves(rng: random.Random, plies: int) -> str | None:
+def varied_game_moves(rng: random.Random, plies: int) -> str | None:
     """Moves of a game of "careful random" play (take a win, block a threat, avoid a move
     that hands the opponent a win, else random; a fully random move one time in four),
     stopped after ``plies`` moves; ``None`` if the game ended first."""
@@ -108,7 +108,7 @@ def build_connect_four_set(
     for ply in plies:
         for _ in range(per_ply if ply >= early else max(1, per_ply // 2)):
             for _ in range(attempts):
-                moves = _varied_game_moves(rng, ply)
+                moves = varied_game_moves(rng, ply)
                 if moves is None:
                     continue
                 state = state_from_moves(moves)

@@ -64,10 +64,11 @@ from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
 from boardgym.cluster import check_address
 from boardgym.config import option
+from boardgym.evaluate.grade_sets import read_connect_four_set
 from boardgym.game import Game
 from boardgym.runs import load_checkpoint, save_checkpoint
 from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
-from boardgym.train.solver_targets import LabelStats, SolverTargets
+from boardgym.train.solver_targets import LabelStats, SolverTargets, varied_positions
 from boardgym.types import BoardgymError
 
 METHOD = "alphazero"
@@ -153,6 +154,13 @@ class Config(RunConfig):
     solver_limit: float = option(
         5.0, "CPU seconds per position for --solver-targets; a position that takes longer keeps its self-play targets"
     )
+    solved_positions: int = option(
+        0,
+        "Connect Four: before the first iteration, put N positions of careful-random play at --solved-plies into "
+        "the replay buffer, with the solver's win/draw/loss and a policy uniform over the moves that keep it "
+        "(positions the network's own games rarely reach; none of the shipped grading set; 0: off)",
+    )
+    solved_plies: str = option("20-40", "stones on the board of the --solved-positions positions, FIRST-LAST")
     batch_size: int = option(128, "training minibatch size")
     train_steps: int = option(80, "training minibatches per iteration")
     lr: float = option(2e-3, "AdamW learning rate (with --resume too: the optimizer resumes its moments at this rate)")
@@ -195,8 +203,15 @@ def train(config: Config) -> Path:
     labeller = (
         SolverTargets(game, config.solver_targets, config.solver_limit, workers) if config.solver_targets else None
     )
+    varied = (
+        SolverTargets(game, solved_plies(config.solved_plies).start, config.solver_limit, workers)
+        if config.solved_positions and not config.resume
+        else None
+    )
     torch.set_num_threads(max(1, config.threads))
     with run:
+        if varied is not None:
+            run.on_close(varied.close)
         if labeller is not None:
             run.on_close(labeller.close)
         replay_path = run.folder / LEGACY_REPLAY
@@ -236,6 +251,8 @@ def train(config: Config) -> Path:
                     f"or more took the solver's targets in {stats.seconds:.0f} s"
                 )
             buffer.add(planes, policy, legal, value)
+        if varied is not None:
+            _add_solved_positions(run, config, game, buffer, varied)
         settings = SelfPlaySettings(
             simulations=config.simulations,
             c_puct=config.c_puct,
@@ -590,6 +607,40 @@ def _replay_rows(config: Config, game: Game) -> tuple[np.ndarray, np.ndarray, np
     return planes, policy, legal, value
 
 
+def solved_plies(text: str) -> range:
+    """The plies of ``--solved-plies FIRST-LAST`` (Connect Four: 1 to 41 stones)."""
+    first, _, last = text.partition("-")
+    try:
+        plies = range(int(first), int(last) + 1)
+    except ValueError:
+        plies = range(0)
+    if not plies or plies.start < 1 or plies.stop > 42:
+        raise BoardgymError(
+            f"--solved-plies {text!r} is not FIRST-LAST with 1 <= FIRST <= LAST <= 41 stones; e.g. --solved-plies 20-40"
+        )
+    return plies
+
+
+def _add_solved_positions(
+    run: TrainingRun, config: Config, game: Game, buffer: ReplayBuffer, labeller: SolverTargets
+) -> None:
+    """Fill the buffer with ``--solved-positions`` solved positions of careful-random play."""
+    exclude = frozenset(position.label for position in read_connect_four_set())
+    states = varied_positions(config.solved_positions, solved_plies(config.solved_plies), config.seed, exclude)
+    run.report(
+        f"--solved-positions: solving {len(states)} positions of careful-random play at {config.solved_plies} stones"
+    )
+    triples, stats = labeller.solved(
+        states, progress=lambda done, total: run.report(f"--solved-positions: {done} of {total} positions solved")
+    )
+    _log_labels(run, stats, "varied")
+    rows = buffer.add_positions(game, triples)
+    run.report(
+        f"--solved-positions: {stats.solved} of {len(states)} solved within --solver-limit in {stats.seconds:.0f} s; "
+        f"{rows} replay rows with their mirror images"
+    )
+
+
 def _log_labels(run: TrainingRun, stats: LabelStats, source: str, step: int | None = None) -> None:
     """Log what ``--solver-targets`` labelled (``source``: replay or selfplay)."""
     solved = max(stats.solved, 1)
@@ -647,16 +698,19 @@ def _check(config: Config) -> None:
             f"--replay {config.replay!r} is not a file; pass a replay file of an alphazero run (runs/GAME/alphazero/"
             "RUN/replay-N.pt)"
         )
-    if config.games_per_iteration == 0 and config.replay is None and not config.resume:
+    if config.games_per_iteration == 0 and config.replay is None and not config.resume and not config.solved_positions:
         raise BoardgymError(
             "--games-per-iteration 0 plays no self-play games, so there is nothing to train on; give --replay FILE "
-            "or play at least 1 game per iteration"
+            "(or --solved-positions N) or play at least 1 game per iteration"
         )
-    if config.solver_targets and not config.solver_limit > 0:
+    if config.solved_positions:
+        solved_plies(config.solved_plies)
+    if (config.solver_targets or config.solved_positions) and not config.solver_limit > 0:
         raise BoardgymError(f"--solver-limit {config.solver_limit} must be more than 0 CPU seconds")
     for name in (
         "games_per_iteration",
         "solver_targets",
+        "solved_positions",
         "train_steps",
         "eval_every",
         "temperature_moves",

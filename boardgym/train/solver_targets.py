@@ -19,6 +19,7 @@ solving runs in that many processes, each with its own transposition table.
 from __future__ import annotations
 
 import multiprocessing
+import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -27,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from boardgym.evaluate.grade_sets import varied_game_moves
 from boardgym.game import Game
 from boardgym.games.connect_four import COLUMNS, ConnectFour, ConnectFourState, state_from_planes
-from boardgym.solve.connect_four import Solver, SolveTimeout
+from boardgym.solve.connect_four import Solver, SolveTimeout, state_from_moves
 from boardgym.types import BoardgymError
 
 _RULES = ConnectFour()
@@ -77,6 +79,31 @@ def exact_targets(scores: Scores, policy: np.ndarray) -> tuple[np.ndarray, float
     kept = np.asarray(policy, dtype=np.float32) * good
     total = float(kept.sum())
     return (kept / total if total > 0 else good / good.sum()), float(best)
+
+
+def varied_positions(
+    count: int, plies: range, seed: int, exclude: frozenset[str] = frozenset()
+) -> list[ConnectFourState]:
+    """``count`` distinct positions of careful-random play (the generator of the grading sets,
+    ``boardgym.evaluate.grade_sets``), each stopped after a number of moves drawn uniformly from
+    ``plies``; positions whose move strings are in ``exclude`` (a grading set's) are skipped."""
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    states: list[ConnectFourState] = []
+    tries = 0
+    while len(states) < count:
+        tries += 1
+        if tries > 100 * count + 1000:
+            raise BoardgymError(
+                f"careful-random play found only {len(states)} of {count} distinct positions at plies "
+                f"{plies.start}-{plies.stop - 1}; ask for fewer positions or earlier plies"
+            )
+        moves = varied_game_moves(rng, rng.randrange(plies.start, plies.stop))
+        if moves is None or moves in exclude or moves in seen:
+            continue
+        seen.add(moves)
+        states.append(state_from_moves(moves))
+    return states
 
 
 @dataclass
@@ -178,6 +205,24 @@ class SolverTargets:
         new_policies, new_values, stats = self._targets(states, policies, values)
         return list(zip(states, new_policies, new_values, strict=True)), stats
 
+    def solved(
+        self, states: Sequence[ConnectFourState], progress: Callable[[int, int], None] | None = None
+    ) -> tuple[list[tuple[ConnectFourState, np.ndarray, float]], LabelStats]:
+        """Training triples for positions that have no self-play targets: the solver's value, and
+        a policy uniform over the moves that keep it. Positions with fewer than ``min_ply`` stones
+        or past the limit are left out (``stats.solved`` says how many stayed)."""
+        started = time.perf_counter()
+        triples = []
+        for state, scores in zip(states, self._solve(states, progress), strict=True):
+            if scores is not None:
+                uniform = np.zeros(COLUMNS, dtype=np.float32)
+                uniform[list(scores)] = 1.0
+                triples.append((state, *exact_targets(scores, uniform)))
+        stats = LabelStats(eligible=sum(state[1].bit_count() >= self.min_ply for state in states), solved=len(triples))
+        stats.agreed = stats.solved  # no self-play result to disagree with
+        stats.seconds = time.perf_counter() - started
+        return triples, stats
+
     def rows(
         self,
         planes: np.ndarray,
@@ -194,4 +239,4 @@ class SolverTargets:
         return np.stack(new_policies).astype(policy.dtype), np.asarray(new_values, dtype=value.dtype), stats
 
 
-__all__ = ["LabelStats", "SolverTargets", "exact_targets", "move_values"]
+__all__ = ["LabelStats", "SolverTargets", "exact_targets", "move_values", "varied_positions"]

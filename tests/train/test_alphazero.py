@@ -7,12 +7,14 @@ import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, load_network
 from boardgym.agents.alphazero.workers import SelfPlayPool
+from boardgym.evaluate.grade_sets import read_connect_four_set
 from boardgym.evaluate.match import play_games
 from boardgym.games import GAMES
 from boardgym.runs import load_checkpoint
@@ -360,6 +362,42 @@ def test_replay_and_solver_options_are_checked_before_the_run_folder(in_tmp: Pat
     with pytest.raises(BoardgymError, match="connect_four"):
         train(tiny_config(in_tmp, run_name="none", replay=str(other.parent / "replay-1.pt")))
     assert not (runs / "none").exists()
+
+
+def test_solved_positions_fill_the_buffer_before_the_first_iteration(in_tmp: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from boardgym.games.connect_four import state_from_planes
+    from boardgym.train.solver_targets import move_values
+
+    config = tiny_config(
+        in_tmp, run_name="varied", game="connect_four", eval_every=0, games_per_iteration=0, solved_positions=12
+    )
+    path = train(dataclasses.replace(config, solved_plies="30-34"))
+    replay = torch.load(path.parent / "replay-1.pt", weights_only=True)
+    assert len(replay["value"]) == 24  # each position and its mirror image
+    shipped = {p.state for p in read_connect_four_set()}
+    for planes, policy, value in zip(
+        replay["planes"].float().numpy(), replay["policy"].numpy(), replay["value"], strict=True
+    ):
+        state = state_from_planes(planes)
+        scores = move_values(state, limit=20.0)
+        assert 30 <= state[1].bit_count() <= 34 and state not in shipped
+        assert value == max(scores.values())
+        best = [column for column, v in scores.items() if v == value]
+        np.testing.assert_allclose(policy[best], 1 / len(best))
+    events = EventAccumulator(str(path.parent))
+    events.Reload()
+    assert events.Scalars("solver/varied_solved")[0].value == 12
+    runs = in_tmp / "runs" / "tictactoe" / "alphazero"
+    for plies in ("abc", "40-20", "0-5", "30-42", "30"):
+        with pytest.raises(BoardgymError, match=f"--solved-plies '{plies}' is not FIRST-LAST"):
+            train(tiny_config(in_tmp, run_name="none", solved_positions=5, solved_plies=plies))
+    with pytest.raises(BoardgymError, match="needs an exact solver.*not tictactoe"):
+        train(tiny_config(in_tmp, run_name="none", solved_positions=5))
+    with pytest.raises(BoardgymError, match="--solved-positions -1 is negative"):
+        train(tiny_config(in_tmp, run_name="none", solved_positions=-1))
+    assert not runs.exists()
 
 
 def test_solver_targets_replace_connect_four_selfplay_targets(in_tmp: Path) -> None:

@@ -3,14 +3,17 @@ the shipped grading set's solved move values."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
 from boardgym import make_game
 from boardgym.agents.alphazero.replay import augment
-from boardgym.evaluate.grade_sets import read_connect_four_set
+from boardgym.evaluate.grade_sets import read_connect_four_set, varied_game_moves
 from boardgym.games.connect_four import ConnectFour
-from boardgym.train.solver_targets import SolverTargets, exact_targets, move_values
+from boardgym.solve.connect_four import state_from_moves
+from boardgym.train.solver_targets import SolverTargets, exact_targets, move_values, varied_positions
 from boardgym.types import BoardgymError
 
 RULES = ConnectFour()
@@ -102,3 +105,31 @@ def test_solver_processes_give_the_same_targets() -> None:
 def test_games_without_a_solver_are_refused() -> None:
     with pytest.raises(BoardgymError, match="--solver-targets needs an exact solver.*not tictactoe"):
         SolverTargets(make_game("tictactoe"), min_ply=4, limit=1.0)
+
+
+def test_varied_positions_are_distinct_at_the_plies_asked_and_skip_excluded_ones() -> None:
+    states = varied_positions(60, range(20, 23), seed=5)
+    assert len(set(states)) == 60 and {s[1].bit_count() for s in states} == {20, 21, 22}
+    assert not any(RULES.is_terminal(s) for s in states)
+    assert varied_positions(60, range(20, 23), seed=5) == states  # same seed, same positions
+    rng = random.Random(5)  # the first move string varied_positions(..., seed=5) takes
+    first = None
+    while first is None:
+        first = varied_game_moves(rng, rng.randrange(20, 21))
+    assert varied_positions(5, range(20, 21), seed=5)[0] == state_from_moves(first)
+    assert state_from_moves(first) not in varied_positions(5, range(20, 21), 5, exclude=frozenset({first}))
+    with pytest.raises(BoardgymError, match="found only .* distinct positions at plies 1-1"):
+        varied_positions(8, range(1, 2), seed=0)  # 7 first moves exist
+
+
+def test_solved_positions_get_the_value_and_a_uniform_policy_over_the_best_moves() -> None:
+    labeller = SolverTargets(make_game("connect_four"), min_ply=20, limit=30.0)
+    graded = late_positions(6)
+    early = RULES.apply(RULES.initial_state(), 3)  # below min_ply: left out
+    triples, stats = labeller.solved([p.state for p in graded] + [early])
+    assert stats.eligible == stats.solved == len(triples) == len(graded)
+    for (state, policy, value), position in zip(triples, graded, strict=True):
+        best = [column for column, v in position.values.items() if v == position.best]
+        assert state == position.state and value == position.best
+        np.testing.assert_allclose(policy[best], 1 / len(best))
+        assert policy.sum() == pytest.approx(1.0)
