@@ -203,6 +203,11 @@ def train(config: Config) -> Path:
     labeller = (
         SolverTargets(game, config.solver_targets, config.solver_limit, workers) if config.solver_targets else None
     )
+    if config.solved_positions and game.name != "connect_four":
+        raise BoardgymError(
+            f"--solved-positions needs an exact solver; boardgym has one for connect_four, not {game.name}: "
+            "drop the option"
+        )
     varied = (
         SolverTargets(game, solved_plies(config.solved_plies).start, config.solver_limit, workers)
         if config.solved_positions and not config.resume
@@ -642,7 +647,7 @@ def _add_solved_positions(
 
 
 def _log_labels(run: TrainingRun, stats: LabelStats, source: str, step: int | None = None) -> None:
-    """Log what ``--solver-targets`` labelled (``source``: replay or selfplay)."""
+    """Log what the solver labelled (``source``: replay, selfplay or varied, the last for ``--solved-positions``)."""
     solved = max(stats.solved, 1)
     values = {
         f"solver/{source}_eligible": stats.eligible,

@@ -393,7 +393,7 @@ def test_solved_positions_fill_the_buffer_before_the_first_iteration(in_tmp: Pat
     for plies in ("abc", "40-20", "0-5", "30-42", "30"):
         with pytest.raises(BoardgymError, match=f"--solved-plies '{plies}' is not FIRST-LAST"):
             train(tiny_config(in_tmp, run_name="none", solved_positions=5, solved_plies=plies))
-    with pytest.raises(BoardgymError, match="needs an exact solver.*not tictactoe"):
+    with pytest.raises(BoardgymError, match="--solved-positions needs an exact solver.*not tictactoe"):
         train(tiny_config(in_tmp, run_name="none", solved_positions=5))
     with pytest.raises(BoardgymError, match="--solved-positions -1 is negative"):
         train(tiny_config(in_tmp, run_name="none", solved_positions=-1))
