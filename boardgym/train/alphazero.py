@@ -203,14 +203,10 @@ def train(config: Config) -> Path:
     labeller = (
         SolverTargets(game, config.solver_targets, config.solver_limit, workers) if config.solver_targets else None
     )
-    if config.solved_positions and game.name != "connect_four":
-        raise BoardgymError(
-            f"--solved-positions needs an exact solver; boardgym has one for connect_four, not {game.name}: "
-            "drop the option"
-        )
-    varied = (
-        SolverTargets(game, solved_plies(config.solved_plies).start, config.solver_limit, workers)
-        if config.solved_positions and not config.resume
+    plies = solved_plies(config.solved_plies) if config.solved_positions else None
+    varied = (  # its processes start with its first job, so --resume (which adds none) starts none
+        SolverTargets(game, plies.start, config.solver_limit, workers, option="--solved-positions")
+        if plies is not None
         else None
     )
     torch.set_num_threads(max(1, config.threads))
@@ -256,8 +252,8 @@ def train(config: Config) -> Path:
                     f"or more took the solver's targets in {stats.seconds:.0f} s"
                 )
             buffer.add(planes, policy, legal, value)
-        if varied is not None:
-            _add_solved_positions(run, config, game, buffer, varied)
+        if varied is not None and plies is not None and run.resumed is None:
+            _add_solved_positions(run, config, game, buffer, varied, plies)
         settings = SelfPlaySettings(
             simulations=config.simulations,
             c_puct=config.c_puct,
@@ -627,18 +623,18 @@ def solved_plies(text: str) -> range:
 
 
 def _add_solved_positions(
-    run: TrainingRun, config: Config, game: Game, buffer: ReplayBuffer, labeller: SolverTargets
+    run: TrainingRun, config: Config, game: Game, buffer: ReplayBuffer, labeller: SolverTargets, plies: range
 ) -> None:
-    """Fill the buffer with ``--solved-positions`` solved positions of careful-random play."""
+    """Fill the buffer with ``--solved-positions`` solved positions of careful-random play at ``plies``."""
     exclude = frozenset(position.label for position in read_connect_four_set())
-    states = varied_positions(config.solved_positions, solved_plies(config.solved_plies), config.seed, exclude)
+    states = varied_positions(config.solved_positions, plies, config.seed, exclude)
     run.report(
         f"--solved-positions: solving {len(states)} positions of careful-random play at {config.solved_plies} stones"
     )
     triples, stats = labeller.solved(
         states, progress=lambda done, total: run.report(f"--solved-positions: {done} of {total} positions solved")
     )
-    _log_labels(run, stats, "varied")
+    _log_labels(run, stats, "varied", results=False)
     rows = buffer.add_positions(game, triples)
     run.report(
         f"--solved-positions: {stats.solved} of {len(states)} solved within --solver-limit in {stats.seconds:.0f} s; "
@@ -646,15 +642,18 @@ def _add_solved_positions(
     )
 
 
-def _log_labels(run: TrainingRun, stats: LabelStats, source: str, step: int | None = None) -> None:
-    """Log what the solver labelled (``source``: replay, selfplay or varied, the last for ``--solved-positions``)."""
-    solved = max(stats.solved, 1)
-    values = {
+def _log_labels(
+    run: TrainingRun, stats: LabelStats, source: str, step: int | None = None, *, results: bool = True
+) -> None:
+    """Log what the solver labelled (``source``: replay, selfplay or varied, the last for
+    ``--solved-positions``); ``results``: whether the positions came with a game result to agree."""
+    values: dict[str, float] = {
         f"solver/{source}_eligible": stats.eligible,
         f"solver/{source}_solved": stats.solved,
-        f"solver/{source}_result_agreed": stats.agreed / solved,
         f"solver/{source}_seconds": stats.seconds,
     }
+    if results:
+        values[f"solver/{source}_result_agreed"] = stats.agreed / max(stats.solved, 1)
     run.log(values, step=step)
     run.writer.flush()
 

@@ -120,11 +120,13 @@ class LabelStats:
 class SolverTargets:
     """Replaces the targets of Connect Four positions with ``min_ply`` stones or more (module doc)."""
 
-    def __init__(self, game: Game, min_ply: int, limit: float, workers: int = 1) -> None:
+    def __init__(
+        self, game: Game, min_ply: int, limit: float, workers: int = 1, option: str = "--solver-targets"
+    ) -> None:
+        """``option``: the setting that asked for the solver, named when ``game`` has none."""
         if game.name != "connect_four":
             raise BoardgymError(
-                f"--solver-targets needs an exact solver; boardgym has one for connect_four, not {game.name}: "
-                "drop the option"
+                f"{option} needs an exact solver; boardgym has one for connect_four, not {game.name}: drop the option"
             )
         if min_ply < 1 or limit <= 0:
             raise BoardgymError(f"solver targets need min_ply >= 1 and limit > 0, not {min_ply} and {limit}")
@@ -218,10 +220,8 @@ class SolverTargets:
                 uniform = np.zeros(COLUMNS, dtype=np.float32)
                 uniform[list(scores)] = 1.0
                 triples.append((state, *exact_targets(scores, uniform)))
-        stats = LabelStats(eligible=sum(state[1].bit_count() >= self.min_ply for state in states), solved=len(triples))
-        stats.agreed = stats.solved  # no self-play result to disagree with
-        stats.seconds = time.perf_counter() - started
-        return triples, stats
+        eligible = sum(state[1].bit_count() >= self.min_ply for state in states)
+        return triples, LabelStats(eligible, len(triples), seconds=time.perf_counter() - started)
 
     def rows(
         self,

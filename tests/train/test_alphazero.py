@@ -389,6 +389,7 @@ def test_solved_positions_fill_the_buffer_before_the_first_iteration(in_tmp: Pat
     events = EventAccumulator(str(path.parent))
     events.Reload()
     assert events.Scalars("solver/varied_solved")[0].value == 12
+    assert "solver/varied_result_agreed" not in events.Tags()["scalars"]  # no game result to agree with
     runs = in_tmp / "runs" / "tictactoe" / "alphazero"
     for plies in ("abc", "40-20", "0-5", "30-42", "30"):
         with pytest.raises(BoardgymError, match=f"--solved-plies '{plies}' is not FIRST-LAST"):
