@@ -632,7 +632,10 @@ def _add_solved_positions(
         f"--solved-positions: solving {len(states)} positions of careful-random play at {config.solved_plies} stones"
     )
     triples, stats = labeller.solved(
-        states, progress=lambda done, total: run.report(f"--solved-positions: {done} of {total} positions solved")
+        states,
+        progress=lambda done, total: run.report(
+            f"--solved-positions: {done} of {total} positions solved (a mirror pair counts once)"
+        ),
     )
     _log_labels(run, stats, "varied", results=False)
     rows = buffer.add_positions(game, triples)
@@ -709,6 +712,11 @@ def _check(config: Config) -> None:
         )
     if config.solved_positions:
         solved_plies(config.solved_plies)
+    elif config.solved_plies != Config.solved_plies:
+        raise BoardgymError(
+            f"--solved-plies {config.solved_plies} does nothing without --solved-positions N; add the number of "
+            "solved positions to put in the buffer, or drop --solved-plies"
+        )
     if (config.solver_targets or config.solved_positions) and not config.solver_limit > 0:
         raise BoardgymError(f"--solver-limit {config.solver_limit} must be more than 0 CPU seconds")
     for name in (

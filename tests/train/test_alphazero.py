@@ -398,7 +398,9 @@ def test_solved_positions_fill_the_buffer_before_the_first_iteration(in_tmp: Pat
         train(tiny_config(in_tmp, run_name="none", solved_positions=5))
     with pytest.raises(BoardgymError, match="--solved-positions -1 is negative"):
         train(tiny_config(in_tmp, run_name="none", solved_positions=-1))
-    assert not runs.exists()
+    with pytest.raises(BoardgymError, match="--solved-plies 18-30 does nothing without --solved-positions N"):
+        train(tiny_config(in_tmp, run_name="none", game="connect_four", solved_plies="18-30"))
+    assert not runs.exists() and not (in_tmp / "runs" / "connect_four" / "alphazero" / "none").exists()
 
 
 def test_solver_targets_replace_connect_four_selfplay_targets(in_tmp: Path) -> None:
