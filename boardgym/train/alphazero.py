@@ -75,6 +75,7 @@ METHOD = "alphazero"
 REPLAY_FORMAT = "boardgym.alphazero-replay/1"
 REPLAY_NAME = re.compile(r"replay-\d+\.pt")
 LEGACY_REPLAY = "replay.pt"  # the one replay file of runs written before the pairs were named
+LR_SCHEDULES = ("constant", "cosine")
 RESUME_KEYS = (*NETWORK_KEYS, "optimizer", "previous_state_dict", "history", "rng")
 SELFPLAY_BACKENDS: dict[str, str] = {
     "local": "self-play in this process, or in --workers processes",
@@ -164,6 +165,11 @@ class Config(RunConfig):
     batch_size: int = option(128, "training minibatch size")
     train_steps: int = option(80, "training minibatches per iteration")
     lr: float = option(2e-3, "AdamW learning rate (with --resume too: the optimizer resumes its moments at this rate)")
+    lr_schedule: str = option(
+        "constant",
+        "constant (--lr throughout) or cosine (from --lr down to 0 over this command's --iterations, step by "
+        "step; with --resume, over the iterations still to run)",
+    )
     weight_decay: float = option(1e-4, "AdamW weight decay")
     eval_simulations: int = option(48, "simulations per move of the measured network (and of a bare 'mcts')")
     eval_opponents: str = option(
@@ -305,7 +311,8 @@ def train(config: Config) -> Path:
                 positions, stats = labeller.positions(positions)
                 _log_labels(run, stats, "selfplay", step)
             rows = buffer.add_positions(game, positions)
-            losses = _train_steps(network, optimizer, scaler, buffer, config, rng, device, amp)
+            rates = scheduled_rates(config, done=done, total=config.iterations - start)
+            losses = _train_steps(network, optimizer, scaler, buffer, config, rng, device, amp, rates)
             seconds = max(played.seconds, 1e-9) if played is not None else 0.0
             run.advance(1)
             scalars = {
@@ -313,6 +320,7 @@ def train(config: Config) -> Path:
                 "loss/value": losses["value"],
                 "loss/policy_entropy": losses["entropy"],
                 "train/replay_size": len(buffer),
+                "train/lr": float(rates[-1]) if len(rates) else config.lr,
                 "train/replay_rows_added": rows,
             }
             if played is not None:
@@ -380,10 +388,17 @@ def _train_steps(
     rng: np.random.Generator,
     device: torch.device,
     amp: bool,
+    rates: np.ndarray | None = None,
 ) -> dict[str, float]:
+    """``config.train_steps`` minibatches, step ``i`` at learning rate ``rates[i]`` (default:
+    the optimizer's rate throughout)."""
     network.train()
     totals = {"policy": 0.0, "value": 0.0, "entropy": 0.0}
-    for _ in range(config.train_steps):
+    if rates is None:
+        rates = np.full(config.train_steps, optimizer.param_groups[0]["lr"])
+    for rate in rates:
+        for group in optimizer.param_groups:
+            group["lr"] = float(rate)
         planes, policy, legal, value = (
             torch.from_numpy(a).to(device, non_blocking=True) for a in buffer.sample(config.batch_size, rng)
         )
@@ -608,6 +623,16 @@ def _replay_rows(config: Config, game: Game) -> tuple[np.ndarray, np.ndarray, np
     return planes, policy, legal, value
 
 
+def scheduled_rates(config: Config, done: int, total: int) -> np.ndarray:
+    """The learning rates of the ``config.train_steps`` steps of this command's iteration
+    ``done`` (0-based) of ``total``: ``--lr`` throughout, or under ``--lr-schedule cosine`` half a
+    cosine from ``--lr`` at the command's first step down towards 0 after its last."""
+    steps = np.arange(done * config.train_steps, (done + 1) * config.train_steps, dtype=np.float64)
+    if config.lr_schedule == "constant":
+        return np.full(len(steps), config.lr)
+    return config.lr * 0.5 * (1.0 + np.cos(np.pi * steps / max(total * config.train_steps, 1)))
+
+
 def solved_plies(text: str) -> range:
     """The plies of ``--solved-plies FIRST-LAST`` (Connect Four: 1 to 41 stones)."""
     first, _, last = text.partition("-")
@@ -734,6 +759,8 @@ def _check(config: Config) -> None:
         if value < 0:
             flag = "--" + name.replace("_", "-")
             raise BoardgymError(f"{flag} {value} is negative; it must be 0 or more")
+    if config.lr_schedule not in LR_SCHEDULES:
+        raise BoardgymError(f"unknown --lr-schedule {config.lr_schedule!r}; known schedules: {', '.join(LR_SCHEDULES)}")
     _check_backend(config)
 
 

@@ -19,7 +19,7 @@ from boardgym.evaluate.match import play_games
 from boardgym.games import GAMES
 from boardgym.runs import load_checkpoint
 from boardgym.train import METHODS
-from boardgym.train.alphazero import Config, _selfplay_pool, main, train
+from boardgym.train.alphazero import Config, _selfplay_pool, main, scheduled_rates, train
 from boardgym.types import BoardgymError
 
 
@@ -131,6 +131,32 @@ def test_resume_takes_the_learning_rate_of_its_command_line(in_tmp: Path) -> Non
     optimizer = load_checkpoint(in_tmp / "runs/tictactoe/alphazero/decay/checkpoint.pt")["optimizer"]
     assert [(g["lr"], g["weight_decay"]) for g in optimizer["param_groups"]] == [(2e-4, 0.0)]
     assert optimizer["state"]  # Adam's moments came back, not a fresh optimizer
+
+
+def test_cosine_schedule_decays_the_rate_step_by_step_over_the_commands_iterations(in_tmp: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    config = tiny_config(in_tmp, run_name="cosine", eval_every=0, iterations=3, train_steps=4, lr=1e-3)
+    assert np.array_equal(scheduled_rates(config, done=1, total=3), np.full(4, 1e-3))  # constant by default
+    cosine = dataclasses.replace(config, lr_schedule="cosine")
+    rates = np.concatenate([scheduled_rates(cosine, done=i, total=3) for i in range(3)])
+    assert rates[0] == 1e-3 and np.all(np.diff(rates) < 0) and 0 < rates[-1] < 1e-3 * 0.02
+    np.testing.assert_allclose(rates[6], 5e-4)  # half way down at the middle step
+    train(cosine)
+    events = EventAccumulator(str(in_tmp / "runs/tictactoe/alphazero/cosine"))
+    events.Reload()
+    np.testing.assert_allclose([e.value for e in events.Scalars("train/lr")], rates[3::4], rtol=1e-6)
+    optimizer = load_checkpoint(in_tmp / "runs/tictactoe/alphazero/cosine/checkpoint.pt")["optimizer"]
+    assert optimizer["param_groups"][0]["lr"] == pytest.approx(rates[-1])
+    # --resume with more iterations decays again from --lr over the iterations still to run
+    train(dataclasses.replace(cosine, iterations=5, resume=True, lr=4e-4))
+    events.Reload()
+    assert [round(e.value / 4e-4, 6) for e in events.Scalars("train/lr")][3:] == [
+        round(0.5 * (1 + np.cos(np.pi * step / 8)), 6) for step in (3, 7)
+    ]
+    with pytest.raises(BoardgymError, match="unknown --lr-schedule 'linear'; known schedules: constant, cosine"):
+        train(dataclasses.replace(config, run_name="linear", lr_schedule="linear"))
+    assert not (in_tmp / "runs/tictactoe/alphazero/linear").exists()
 
 
 def test_resume_with_another_network_size_is_refused(in_tmp: Path) -> None:
