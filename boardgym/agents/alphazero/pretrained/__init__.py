@@ -44,15 +44,18 @@ PRETRAINED: dict[str, Pretrained] = {
         budget="60 iterations (3,840 self-play games at 48 simulations), 5 min 16 s wall on 2 shared CPU cores",
     ),
     "connect_four": Pretrained(
-        command="boardgym train alphazero --game connect_four --run-name pretrained --blocks 3 --channels 48 "
-        "--simulations 48 --games-per-iteration 96 --parallel-games 48 --temperature-moves 10 --train-steps 100 "
-        "--batch-size 256 --buffer-size 100000 --iterations 22 --eval-every 10 --eval-games 10 "
-        '--eval-opponents "random;mcts:simulations=200" --workers 1, then the same options with --run-name '
-        "pretrained2 --init runs/connect_four/alphazero/pretrained/final.pt --iterations 87 --workers auto, then "
-        "the same options with --run-name pretrained3 --init runs/connect_four/alphazero/pretrained2/final.pt "
-        "--simulations 64 --lr 0.0005 --iterations 123 --workers auto",
-        budget="22 + 87 + 123 iterations (10,464 self-play games at 48 simulations, then 11,808 at 64): 70 min on "
-        "a third of a core, then 80 and 105 min on the 2 CPU cores (2 self-play workers)",
+        command="boardgym train alphazero --game connect_four --run-name t17 --init "
+        "runs/connect_four/alphazero/t16/final.pt --replay runs/connect_four/alphazero/t16/replay-5.pt "
+        "--solved-positions 100000 --solved-plies 23-38 --seed 15 --games-per-iteration 0 --iterations 6 "
+        "--train-steps 800 --batch-size 512 --lr 0.0002 --lr-schedule cosine --blocks 5 --channels 64 "
+        "--buffer-size 600000 --workers 2 --threads 2 --eval-every 0: the last of a chain (docs/pretrained.md, "
+        "tenth and eleventh runs); before it, the 3 x 48 network's self-play with --solver-targets 16 on an H100 "
+        "machine, a 5 x 64 network trained on that buffer on its GPU, then runs t12-t16 on the 2 CPU cores with "
+        "--solved-positions",
+        budget="3 x 48 network: 232 self-play iterations, 70 min on a third of a CPU core then 185 min on 2; then "
+        "7.6 + 3.3 min on an H100 machine with 16 cores (3,000 self-play games, 105,028 rows; the 5 x 64 network's "
+        "15 iterations of 1,000 steps beside them); then about 1 h 25 min on the 2 CPU cores: 250,000 solved "
+        "positions of careful-random play (41 min of solving) and 14 training iterations of 600-800 steps",
     ),
     "quixo": Pretrained(
         params={"size": 5, "max_moves": 100},
