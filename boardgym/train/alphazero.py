@@ -627,9 +627,9 @@ def scheduled_rates(config: Config, done: int, total: int) -> np.ndarray:
     """The learning rates of the ``config.train_steps`` steps of this command's iteration
     ``done`` (0-based) of ``total``: ``--lr`` throughout, or under ``--lr-schedule cosine`` half a
     cosine from ``--lr`` at the command's first step down towards 0 after its last."""
-    steps = np.arange(done * config.train_steps, (done + 1) * config.train_steps, dtype=np.float64)
     if config.lr_schedule == "constant":
-        return np.full(len(steps), config.lr)
+        return np.full(config.train_steps, config.lr)
+    steps = np.arange(done * config.train_steps, (done + 1) * config.train_steps, dtype=np.float64)
     return config.lr * 0.5 * (1.0 + np.cos(np.pi * steps / max(total * config.train_steps, 1)))
 
 
