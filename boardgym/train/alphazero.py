@@ -739,7 +739,7 @@ def _check(config: Config) -> None:
         solved_plies(config.solved_plies)
     elif config.solved_plies != Config.solved_plies:
         raise BoardgymError(
-            f"--solved-plies {config.solved_plies} does nothing without --solved-positions N; add the number of "
+            f"--solved-plies {config.solved_plies!r} does nothing without --solved-positions N; add the number of "
             "solved positions to put in the buffer, or drop --solved-plies"
         )
     if (config.solver_targets or config.solved_positions) and not config.solver_limit > 0:
@@ -759,6 +759,10 @@ def _check(config: Config) -> None:
         if value < 0:
             flag = "--" + name.replace("_", "-")
             raise BoardgymError(f"{flag} {value} is negative; it must be 0 or more")
+    if not 0 <= config.lr < math.inf:
+        raise BoardgymError(f"--lr {config.lr} must be a finite number, 0 or more (0: no learning), e.g. --lr 0.001")
+    if not 0 <= config.weight_decay < math.inf:
+        raise BoardgymError(f"--weight-decay {config.weight_decay} must be a finite number, 0 or more, e.g. 0.0001")
     if config.lr_schedule not in LR_SCHEDULES:
         raise BoardgymError(f"unknown --lr-schedule {config.lr_schedule!r}; known schedules: {', '.join(LR_SCHEDULES)}")
     _check_backend(config)

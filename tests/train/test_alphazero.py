@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -186,6 +187,13 @@ def test_bad_config_values_are_explained(in_tmp: Path) -> None:
     with pytest.raises(BoardgymError, match="random starts of up to 1000000000 moves.*smaller --random-start-moves"):
         train(tiny_config(in_tmp, random_start_moves=10**9, run_name="long_starts"))
     assert not (in_tmp / "runs" / "tictactoe" / "alphazero" / "long_starts").exists()  # refused before the run folder
+    for lr in (math.nan, -1.0, math.inf):
+        with pytest.raises(BoardgymError, match=rf"--lr {lr} must be a finite number, 0 or more \(0: no learning\)"):
+            train(tiny_config(in_tmp, lr=lr, run_name="bad_lr"))
+    for decay in (math.nan, -0.1, math.inf):
+        with pytest.raises(BoardgymError, match=f"--weight-decay {decay} must be a finite number, 0 or more"):
+            train(tiny_config(in_tmp, weight_decay=decay, run_name="bad_lr"))
+    assert not (in_tmp / "runs" / "tictactoe" / "alphazero" / "bad_lr").exists()
     with pytest.raises(BoardgymError, match="unknown --worker-device 'gpu'; use cpu, auto or cuda"):
         train(tiny_config(in_tmp, worker_device="gpu"))
     if not torch.cuda.is_available():
@@ -424,7 +432,7 @@ def test_solved_positions_fill_the_buffer_before_the_first_iteration(in_tmp: Pat
         train(tiny_config(in_tmp, run_name="none", solved_positions=5))
     with pytest.raises(BoardgymError, match="--solved-positions -1 is negative"):
         train(tiny_config(in_tmp, run_name="none", solved_positions=-1))
-    with pytest.raises(BoardgymError, match="--solved-plies 18-30 does nothing without --solved-positions N"):
+    with pytest.raises(BoardgymError, match="--solved-plies '18-30' does nothing without --solved-positions N"):
         train(tiny_config(in_tmp, run_name="none", game="connect_four", solved_plies="18-30"))
     assert not runs.exists() and not (in_tmp / "runs" / "connect_four" / "alphazero" / "none").exists()
 
