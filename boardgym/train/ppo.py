@@ -21,6 +21,7 @@ and so does ``ppo:checkpoint=final.zip`` (as any ``MaskablePPO.save()`` file of 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -249,6 +250,16 @@ def _check_config(config: Config) -> None:
         raise BoardgymError(f"--net-arch {config.net_arch!r} must be positive layer sizes, e.g. 256,256")
     if not 0 <= config.pool_random <= 1:
         raise BoardgymError(f"--pool-random {config.pool_random} must be between 0 and 1")
+    for name in ("learning_rate", "ent_coef"):
+        if not 0 <= getattr(config, name) < math.inf:
+            raise BoardgymError(
+                f"--{name.replace('_', '-')} {getattr(config, name)} must be a finite number, 0 or more"
+            )
+    for name in ("gamma", "gae_lambda"):
+        if not 0 <= getattr(config, name) <= 1:
+            raise BoardgymError(f"--{name.replace('_', '-')} {getattr(config, name)} must be between 0 and 1")
+    if not 0 < config.clip_range < math.inf:
+        raise BoardgymError(f"--clip-range {config.clip_range} must be a finite number above 0, e.g. 0.2")
 
 
 if __name__ == "__main__":

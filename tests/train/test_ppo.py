@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,18 @@ def test_agent_plays_only_legal_moves_and_samples_when_asked(tmp_path: Path) -> 
 def test_bad_options_are_clear_errors(tmp_path: Path, capsys) -> None:
     with pytest.raises(BoardgymError, match="--seat"):
         train(Config(seat="2", root=str(tmp_path), **TINY))
+    wrong = {
+        "learning_rate": (math.nan, -1e-3, math.inf),
+        "ent_coef": (math.nan, -0.5),
+        "gamma": (math.nan, 1.5, -0.1),
+        "gae_lambda": (math.nan, 2.0),
+        "clip_range": (math.nan, 0.0, math.inf),
+    }
+    for name, values in wrong.items():
+        for value in values:
+            with pytest.raises(BoardgymError, match=f"--{name.replace('_', '-')} {value} must be"):
+                train(Config(root=str(tmp_path), run_name="bad", **{**TINY, name: value}))
+    assert not list(tmp_path.rglob("bad"))  # refused before the run folder opens
     with pytest.raises(BoardgymError, match="ppo agent needs"):
         make_agent("ppo", make_game("tictactoe"))
     with pytest.raises(SystemExit):
