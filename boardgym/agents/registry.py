@@ -45,8 +45,12 @@ AGENTS: dict[str, Entry] = {
         "boardgym.agents.alphazero.agent:AlphaZeroAgent",
         "PUCT on a trained network (checkpoint= or pretrained=true, symmetries=)",
     ),
-    "astar": Entry("boardgym.agents.astar:AStarAgent", "A*, optimal on 1-player puzzles (max_nodes=, time_limit=)"),
-    "ucs": Entry("boardgym.agents.astar:UCSAgent", "uniform-cost search on 1-player puzzles (max_nodes=, time_limit=)"),
+    "astar": Entry(
+        "boardgym.agents.astar_agent:AStarAgent", "A*, optimal on 1-player puzzles (max_nodes=, time_limit=)"
+    ),
+    "ucs": Entry(
+        "boardgym.agents.astar_agent:UCSAgent", "uniform-cost search on 1-player puzzles (max_nodes=, time_limit=)"
+    ),
     "greedy": Entry("boardgym.agents.greedy_cover:GreedyCoverAgent", "set cover: most new elements (random_ties=)"),
     "solver": Entry(
         "boardgym.agents.solver:SolverAgent", "Connect Four's exact solver within a budget (time= seconds a move)"

@@ -13,10 +13,6 @@ def bits_to_cells(bits: int, num_cells: int) -> Planes:
     return np.unpackbits(raw, bitorder="little", count=num_cells).astype(np.float32)
 
 
-def popcount(bits: int) -> int:
-    return bits.bit_count()
-
-
 def column_letters(n: int) -> str:
     """``abc...``: the column labels of an n-wide board (up to 26)."""
     return "abcdefghijklmnopqrstuvwxyz"[:n]

@@ -39,10 +39,13 @@ from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Pl
 COLUMNS, ROWS, HEIGHT = 7, 6, 7  # HEIGHT counts the sentinel bit
 _BOTTOM = tuple(1 << (HEIGHT * c) for c in range(COLUMNS))
 _TOP = tuple(1 << (HEIGHT * c + ROWS - 1) for c in range(COLUMNS))
-_COLUMN_MASK = tuple(((1 << ROWS) - 1) << (HEIGHT * c) for c in range(COLUMNS))
-_FULL = sum(_COLUMN_MASK)
+COLUMN_MASKS = tuple(((1 << ROWS) - 1) << (HEIGHT * c) for c in range(COLUMNS))
+"""The cells of each column (without its sentinel bit)."""
+BOARD_MASK = sum(COLUMN_MASKS)
+"""Every cell of the board."""
 _TOPS = sum(_TOP)
-_BOTTOMS = sum(_BOTTOM)
+BOTTOM_MASK = sum(_BOTTOM)
+"""The bottom cell of every column."""
 # ``info`` (see the module docstring): bit 0 player to move, bit 1 won, bit 2 drawn, bits 3-9
 # the full columns.
 _WON, _DRAWN, _OVER, _FULL_SHIFT = 2, 4, 6, 3
@@ -264,9 +267,9 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         # column order (adding every column's bottom bit carries up to it; a full column
         # carries into its sentinel bit), kept as discs land: entry i is replaced by the one
         # above it, or by the last entry when the column fills.
-        tops = (occupied + _BOTTOMS) & _FULL
+        tops = (occupied + BOTTOM_MASK) & BOARD_MASK
         entries = _PLAYOUT_ENTRIES
-        open_cells = [entries[tops & column] for column in _COLUMN_MASK if tops & column]
+        open_cells = [entries[tops & column] for column in COLUMN_MASKS if tops & column]
         n = len(open_cells)
         bits = rng.getrandbits
         width, cap = _DRAW_BITS, _DRAW_CAP

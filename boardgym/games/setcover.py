@@ -16,7 +16,7 @@ no set has no cover and is refused when it is built.
 - State: ``SetCoverState(taken, covered)``, two int bitmasks (bit ``i`` of ``taken`` is set
   ``i``, bit ``e`` of ``covered`` is element ``e``).
 
-Search support (used by the A* and uniform-cost agents, see ``boardgym.agents.astar``):
+Search support (used by the A* and uniform-cost agents, see ``boardgym.agents.astar_agent``):
 ``heuristic(state)`` is an admissible and consistent lower bound on the sets still needed,
 ``search_actions(state)`` the sets worth branching on, ``search_key(state)`` what makes two
 states equivalent for the rest of the search (the covered elements).

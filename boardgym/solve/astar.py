@@ -19,7 +19,7 @@ work; a search that runs out returns the lowest ``f`` on the frontier as a prove
 and the shorter of two greedy completions (from the most advanced open node and from the
 start) as an upper bound, marked ``optimal=False``.
 
-The agents ``astar`` and ``ucs`` (``boardgym.agents.astar``) play the plan it finds.
+The agents ``astar`` and ``ucs`` (``boardgym.agents.astar_agent``) play the plan it finds.
 """
 
 from __future__ import annotations

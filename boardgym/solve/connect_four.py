@@ -34,19 +34,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from boardgym.games.connect_four import COLUMNS, ROWS, ConnectFour, ConnectFourState
+from boardgym.games.connect_four import (
+    BOARD_MASK,
+    BOTTOM_MASK,
+    COLUMN_MASKS,
+    COLUMNS,
+    HEIGHT,
+    ROWS,
+    ConnectFour,
+    ConnectFourState,
+)
 from boardgym.types import Action, BoardgymError, IllegalActionError
 
-WIDTH, HEIGHT = COLUMNS, ROWS
-CELLS = WIDTH * HEIGHT
+CELLS = COLUMNS * ROWS
 MIN_SCORE = -(CELLS // 2) + 3  # -18: the earliest possible loss
 MAX_SCORE = (CELLS + 1) // 2 - 3  # 18: the earliest possible win
-_STRIDE = HEIGHT + 1
-_BOTTOM = sum(1 << (_STRIDE * c) for c in range(WIDTH))
-_BOARD = _BOTTOM * ((1 << HEIGHT) - 1)
-_COLUMN_MASKS = tuple(((1 << HEIGHT) - 1) << (_STRIDE * c) for c in range(WIDTH))
 _ORDER = (3, 2, 4, 1, 5, 0, 6)  # centre columns first
-_ORDERED_MASKS = tuple(_COLUMN_MASKS[c] for c in _ORDER)
+_ORDERED_MASKS = tuple(COLUMN_MASKS[c] for c in _ORDER)
 # Transposition table values: a lower bound ``lb`` is stored as ``lb + _LOWER`` (> _SPLIT), an
 # upper bound ``ub`` as ``ub - MIN_SCORE + 1`` (1.._SPLIT); never 0.
 _SPLIT = MAX_SCORE - MIN_SCORE + 1
@@ -88,11 +92,7 @@ def winning_cells(position: int, mask: int) -> int:
     p = (position >> 8) & (position >> 16)
     r |= p & (position << 8)
     r |= p & (position >> 24)
-    return r & (_BOARD ^ mask)
-
-
-def _column_of(move_bit: int) -> int:
-    return (move_bit.bit_length() - 1) // _STRIDE
+    return r & (BOARD_MASK ^ mask)
 
 
 class Solver:
@@ -129,7 +129,7 @@ class Solver:
         if _RULES.is_terminal(state):
             raise BoardgymError("the game is over: the solver scores positions with a move to play")
         moves = mask.bit_count()
-        possible = (mask + _BOTTOM) & _BOARD
+        possible = (mask + BOTTOM_MASK) & BOARD_MASK
         if winning_cells(current, mask) & possible:
             score = (CELLS + 1 - moves) // 2
             return 1 if weak else score
@@ -184,15 +184,15 @@ class Solver:
             raise BoardgymError("the game is over: the solver scores positions with a move to play")
         moves = mask.bit_count()
         scores: dict[Action, int] = {}
-        for column in range(WIDTH):
-            move = (mask + (1 << (_STRIDE * column))) & _COLUMN_MASKS[column]
+        for column in range(COLUMNS):
+            move = (mask + (1 << (HEIGHT * column))) & COLUMN_MASKS[column]
             if not move:
                 continue
             if winning_cells(current, mask) & move:
                 scores[column] = 1 if weak else (CELLS + 1 - moves) // 2
                 continue
             child_mask = mask | move
-            if child_mask == _BOARD:
+            if child_mask == BOARD_MASK:
                 scores[column] = 0
                 continue
             scores[column] = -self.solve(_RULES.apply(state, column), weak=weak, deadline=deadline)
@@ -213,8 +213,8 @@ def _make_search(solver: Solver) -> Callable[[int, int, int, int, int], int]:
         moves: int,
         alpha: int,
         beta: int,
-        board: int = _BOARD,
-        bottom: int = _BOTTOM,
+        board: int = BOARD_MASK,
+        bottom: int = BOTTOM_MASK,
         cells: int = CELLS,
         ordered_masks: tuple[int, ...] = _ORDERED_MASKS,
         split: int = _SPLIT,

@@ -1,9 +1,9 @@
 """Training scripts, one module per method. Each module offers a frozen ``Config`` dataclass
-(extending ``boardgym.train.run.RunConfig``), ``train(config) -> Path`` (the final checkpoint)
+(extending ``boardgym.train.training_run.RunConfig``), ``train(config) -> Path`` (the final checkpoint)
 and ``main(argv)``; it runs as ``boardgym train METHOD --game GAME`` and as
 ``python -m boardgym.train.METHOD``. The steps every method shares (run folder, lock, resume,
 config.json, TensorBoard, progress bar, measurement, checkpoints) are ``TrainingRun``'s
-(``boardgym.train.run``); a method's module holds only its own loop.
+(``boardgym.train.training_run``); a method's module holds only its own loop.
 
 METHODS maps a method name to its ``main``, a one-line summary and the agent that plays its
 ``final.pt``; adding a method means adding its line here.

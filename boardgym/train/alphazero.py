@@ -50,8 +50,8 @@ from boardgym.agents.alphazero.agent import (
     network_from_payload,
     resolve_device,
 )
-from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy
+from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.agents.alphazero.pretrained import pretrained_file
 from boardgym.agents.alphazero.replay import ReplayBuffer
 from boardgym.agents.alphazero.selfplay import (
@@ -67,8 +67,8 @@ from boardgym.config import option
 from boardgym.evaluate.grade_sets import read_connect_four_set
 from boardgym.game import Game
 from boardgym.runs import load_checkpoint, save_checkpoint
-from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.train.solver_targets import LabelStats, SolverTargets, varied_positions
+from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import BoardgymError
 
 METHOD = "alphazero"

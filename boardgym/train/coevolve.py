@@ -36,7 +36,7 @@ import torch
 from boardgym.agents.coevolved import FORMAT, CoevolvedAgent, feature_count, weighted_minimax
 from boardgym.config import option
 from boardgym.game import Game
-from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
+from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import BoardgymError
 
 METHOD = "coevolve"

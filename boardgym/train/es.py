@@ -36,7 +36,7 @@ from boardgym.agents.evolved_nim import FORMAT, GENOMES, EvolvedNimAgent, NimPol
 from boardgym.agents.nim_perfect import mover_wins, winning_moves
 from boardgym.config import option
 from boardgym.games.nim import Nim, NimState
-from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
+from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import Action, BoardgymError
 
 METHOD = "es"

@@ -41,7 +41,7 @@ from boardgym.config import option
 from boardgym.game import Game
 from boardgym.runs import atomic_write_bytes
 from boardgym.train.neat_state import decode_state, encode_state, population_state, restore_population
-from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
+from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import BoardgymError
 
 METHOD = "neat"

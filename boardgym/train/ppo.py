@@ -44,7 +44,7 @@ from boardgym.agents.sb3_zip import write_sb3_zip
 from boardgym.config import option
 from boardgym.game import Game
 from boardgym.games import GAMES
-from boardgym.train.run import RunConfig, TrainingRun, check_at_least, run_main
+from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least, run_main
 from boardgym.types import Action, BoardgymError
 
 METHOD = "ppo"

@@ -27,8 +27,8 @@ from pathlib import Path
 from boardgym.agents.base import Agent
 from boardgym.agents.tabular import ValueTable
 from boardgym.game import Game
-from boardgym.train.run import run_main
 from boardgym.train.tabular import TabularConfig, train_tabular
+from boardgym.train.training_run import run_main
 
 METHOD = "qlearning"
 

@@ -22,7 +22,7 @@ from boardgym.agents.registry import make_agent
 from boardgym.agents.tabular import FORMAT, TabularAgent, ValueTable
 from boardgym.config import option
 from boardgym.game import Game
-from boardgym.train.run import RunConfig, TrainingRun, check_at_least
+from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least
 from boardgym.types import BoardgymError
 
 Episode = Callable[[float], tuple[float, ...]]

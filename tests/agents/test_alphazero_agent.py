@@ -125,7 +125,7 @@ def test_symmetries_average_the_network_over_the_images(tmp_path: Path, name: st
     same priors, moved with the actions; each is the mean of the plain network over the images."""
     import numpy as np
 
-    from boardgym.agents.alphazero.leaf import NetworkEvaluator
+    from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 
     game = make_game(name, **params)
     agent = make_agent(f"alphazero:checkpoint={_checkpoint(tmp_path, game)},simulations=0", game)

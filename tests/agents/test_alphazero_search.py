@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from boardgym import make_game
-from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import build_network
+from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.agents.alphazero.selfplay import (
     SelfPlaySettings,
     make_tree,

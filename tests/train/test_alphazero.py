@@ -271,7 +271,7 @@ def test_resume_checks_that_replay_and_checkpoint_pair(in_tmp: Path) -> None:
 def test_a_run_stopped_between_the_replay_and_the_checkpoint_resumes(in_tmp: Path, monkeypatch) -> None:
     """Killed after writing iteration 2's replay file and before checkpoint.pt: the folder still
     holds iteration 1's pair, which --resume reads; the stray file goes at the next save."""
-    from boardgym.train.run import TrainingRun
+    from boardgym.train.training_run import TrainingRun
 
     config = tiny_config(in_tmp, run_name="killed", eval_every=0)
     train(config)

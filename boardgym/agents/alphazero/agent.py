@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.agents.alphazero.pretrained import pretrained_file, to_float32
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.mcts import MCTS

@@ -18,8 +18,8 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from boardgym.agents.alphazero.leaf import NetworkEvaluator
 from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
 from boardgym.game import Game
 from boardgym.games import make_game

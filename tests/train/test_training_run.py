@@ -14,7 +14,7 @@ from boardgym import make_game
 from boardgym.agents.random_agent import RandomAgent
 from boardgym.config import config_from_argv, option
 from boardgym.runs import LOCK_FILE, RunLock, load_checkpoint
-from boardgym.train.run import RunConfig, TrainingRun, baseline_spec, check_at_least, game_from_config
+from boardgym.train.training_run import RunConfig, TrainingRun, baseline_spec, check_at_least, game_from_config
 from boardgym.types import BoardgymError
 
 FORMAT = "boardgym.toy/1"
@@ -165,7 +165,7 @@ def test_finish_logs_the_hparams_tab_with_the_final_metrics(tmp_path: Path, read
 
 
 def test_hparam_values_are_what_the_tab_takes() -> None:
-    from boardgym.train.run import hparam_values
+    from boardgym.train.training_run import hparam_values
 
     @dataclass(frozen=True)
     class Wide(RunConfig):
