@@ -15,7 +15,7 @@ import math
 import os
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,6 +43,15 @@ class Entry:
         return load(self.target)
 
 
+@dataclass(frozen=True)
+class CommandEntry(Entry):
+    """An entry that runs as a command (``boardgym train METHOD``, ``bench NAME``, ``solve
+    NAME``): ``target`` is its ``main(argv, prog)``, ``options`` its options class, which
+    declares every option once (``boardgym.config``)."""
+
+    options: str = ""
+
+
 def load(target: str) -> Any:
     """The attribute that ``"package.module:attribute"`` names."""
     module, sep, attribute = target.partition(":")
@@ -62,13 +71,32 @@ def lookup(table: Mapping[str, E], name: str, kind: str) -> E:
         raise BoardgymError(f"unknown {kind} {name!r}; known {kind}s: {', '.join(table)}") from None
 
 
-def parse_value(text: str, annotation: Any = None, *, name: str = "value") -> Any:
+def read_pairs(items: Iterable[str], *, what: str, example: str) -> dict[str, str]:
+    """The one reader of ``KEY=VALUE`` text (game parameters, agent spec keys, named
+    checkpoints): ``["size=7", "swap=true"]`` -> ``{"size": "7", "swap": "true"}``, keys and
+    values stripped. An item without ``=`` or without a key, or a key given twice, is one
+    sentence naming the item and ``what`` holds it (``-p``, ``agent spec 'mcts:c=1'``), with
+    ``example`` of the right form."""
+    pairs: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise BoardgymError(f"cannot read {item!r} in {what}; write KEY=VALUE, e.g. {example}")
+        if key in pairs:
+            raise BoardgymError(f"{what} gives {key!r} twice; give it once")
+        pairs[key] = value.strip()
+    return pairs
+
+
+def parse_value(text: str, annotation: Any = None, *, name: str = "value", joiner: str = "=") -> Any:
     """Read ``text`` as a value of ``annotation`` (int, float, bool, str, Path, a tuple or
     sequence of those, ``X | None``, a union tried in order). Without an annotation the value
     is guessed: a comma list, a strict boolean word, ``none``, an int, a float, else the text.
 
     Booleans are strict (``true``/``false``/``yes``/``no``/``on``/``off``/``1``/``0``) and
-    numbers must be finite: anything else is one ``BoardgymError`` naming ``name``.
+    numbers must be finite: anything else is one ``BoardgymError`` naming ``name`` (``size='x'
+    must be an integer``; with ``joiner=" "``, as options are named: ``--size 'x' must be ...``).
     """
     text = text.strip()
     if annotation is None or annotation is Any:
@@ -76,10 +104,10 @@ def parse_value(text: str, annotation: Any = None, *, name: str = "value") -> An
     try:
         return _convert(text, annotation)
     except _Mismatch:
-        raise BoardgymError(f"{name}={text!r} must be {describe(annotation)}") from None
+        raise BoardgymError(f"{name}{joiner}{text!r} must be {describe(annotation)}") from None
 
 
-def check_value(value: Any, annotation: Any = None, *, name: str = "value") -> Any:
+def check_value(value: Any, annotation: Any = None, *, name: str = "value", joiner: str = "=") -> Any:
     """``value`` (given in code, not typed as text) if it is of ``annotation``, as the plain
     Python type: a numpy integer becomes an ``int``, a list a tuple. The rules are those of
     ``parse_value``: an ``int`` is no bool and no float (``3.5`` is not truncated), a ``bool``
@@ -92,7 +120,7 @@ def check_value(value: Any, annotation: Any = None, *, name: str = "value") -> A
     except _Mismatch:
         text = repr(value)
         text = text if len(text) <= 60 else text[:57] + "..."
-        raise BoardgymError(f"{name}={text} must be {describe(annotation)}") from None
+        raise BoardgymError(f"{name}{joiner}{text} must be {describe(annotation)}") from None
 
 
 def _check(value: Any, annotation: Any) -> Any:

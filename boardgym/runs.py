@@ -1,6 +1,8 @@
 """Run folders and the files in them: ``runs/<game>/<method>/<run-name>/``.
 
-- ``run_dir`` names the folder; ``check_run_name`` keeps a ``--run-name`` inside the root.
+- ``RunFolder`` is a run's folder: its name under the root, its lock, resume and the refusal to
+  overwrite, for every command that writes one; ``check_run_name`` keeps a ``--run-name``
+  inside the root.
 - ``atomic_write_bytes`` / ``atomic_write_text`` write a temporary file beside the real name
   and rename it over it, so a crash never leaves half a file; the file gets the permissions
   the umask gives any new file (``0o666 & ~umask``).
@@ -54,23 +56,119 @@ class NamedGame(Protocol):
 
 
 # -- run folders --------------------------------------------------------------------------------
-def run_dir(
-    game: str,
-    method: str,
-    run_name: str | None = None,
-    seed: int | None = None,
-    root: Path | str = RUNS_ROOT,
-    *,
-    create: bool = True,
-) -> Path:
-    """``<root>/<game>/<method>/<run-name>/``; the default name is ``s<seed>-<date>-<time>``.
-    ``run_name`` must be one plain folder name (``check_run_name``)."""
-    if not run_name:
-        run_name = f"s{seed if seed is not None else 0}-{time.strftime('%Y%m%d-%H%M%S')}"
-    path = check_root(root) / game / method / check_run_name(run_name)
-    if create:
-        path.mkdir(parents=True, exist_ok=True)
-    return path
+class RunFolder:
+    """One run's folder, ``<root>/<game>/<method>/<run-name>/``, for every command that writes
+    one (training, evaluate, ladder, grade, the solvers): its name, its lock, the resume check
+    and the refusal to overwrite, in one place::
+
+        folder = RunFolder.named(root, "nim", "qlearning", run_name, seed=0)
+        with folder.open(resume=False, holds="checkpoint.pt", what="run"):
+            ...  # the only writer of folder.path
+
+    ``named`` picks the folder: ``run_name`` (one plain folder name: ``check_run_name``), else
+    with ``resume`` the newest folder of that game and method holding ``holds``, else a new
+    ``s<seed>-<date>-<time>`` (``-2``, ``-3`` ... if two runs start in the same second).
+    ``open`` creates it and takes its lock (a second process on the same folder is refused);
+    with ``resume`` the folder must hold ``holds``, without it the folder must be empty (an
+    existing run is never overwritten). ``close`` lets go of the lock; a fresh folder that a
+    ``BoardgymError`` (bad input) ended before ``keep`` was called is emptied, so that the same
+    ``--run-name`` works once the input is fixed.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.fresh = False
+        self._lock: RunLock | None = None
+        self._kept = False
+
+    @classmethod
+    def named(
+        cls,
+        root: Path | str,
+        game: str,
+        method: str,
+        run_name: str | None = None,
+        *,
+        seed: int | None = None,
+        resume: bool = False,
+        holds: str | None = None,
+        default_name: str | None = None,
+    ) -> RunFolder:
+        base = check_root(root) / game / method
+        if run_name is not None:
+            return cls(base / check_run_name(run_name))
+        if resume and holds is not None:
+            found = sorted(base.glob(f"*/{holds}"), key=lambda path: path.stat().st_mtime)
+            if not found:
+                raise BoardgymError(f"nothing under {str(base)!r} to resume; start a new run without --resume")
+            return cls(found[-1].parent)
+        name = default_name or f"s{seed if seed is not None else 0}-{time.strftime('%Y%m%d-%H%M%S')}"
+        path, number = base / name, 1
+        while not default_name and path.exists():  # two runs started in the same second
+            number += 1
+            path = base / f"{name}-{number}"
+        return cls(path)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def open(self, *, resume: bool = False, holds: str | None = None, what: str = "run") -> RunFolder:
+        """Create the folder, lock it and check it (see the class doc); on a refusal the lock
+        is let go again."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._lock = RunLock(self.path).acquire()
+        try:
+            existing = [path for path in self.path.iterdir() if path.name != LOCK_FILE]
+            if resume and holds is not None and not (self.path / holds).is_file():
+                raise BoardgymError(
+                    f"--resume: there is no {holds} in {str(self.path)!r} to continue from; check --run-name and "
+                    "--root, or start a new run without --resume"
+                )
+            if not resume and existing:
+                advice = "pass --resume to continue it, or " if holds is not None else "pass "
+                raise BoardgymError(
+                    f"run folder {str(self.path)!r} already holds a {what}; {advice}another --run-name for a new one"
+                )
+        except BaseException:
+            self.close()
+            raise
+        self.fresh = not existing
+        return self
+
+    def keep(self) -> None:
+        """The run wrote what it must keep (its first checkpoint, its first game): an error
+        from now on leaves the folder as it is."""
+        self._kept = True
+
+    def close(self, error: BaseException | None = None) -> None:
+        lock, self._lock = self._lock, None
+        if lock is None:
+            return
+        try:
+            if isinstance(error, BoardgymError) and self.fresh and not self._kept:
+                self._clear()
+        finally:
+            lock.release()
+
+    def __enter__(self) -> RunFolder:
+        if self._lock is None:
+            self.open()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
+        self.close(error)
+
+    def _clear(self) -> None:
+        import shutil
+
+        for path in self.path.iterdir():
+            if path.name == LOCK_FILE:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
 
 def check_root(root: Path | str) -> Path:

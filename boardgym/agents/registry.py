@@ -16,7 +16,7 @@ from typing import Any
 
 from boardgym.agents.base import Agent
 from boardgym.game import Game
-from boardgym.registry import Entry, lookup, parse_value
+from boardgym.registry import Entry, lookup, parse_value, read_pairs
 from boardgym.types import BoardgymError
 
 AgentEntry = Entry
@@ -86,17 +86,8 @@ def make_agent(spec: str | Agent, game: Game, seed: int | None = None) -> Agent:
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``"mcts:simulations=800,c=1.4"`` -> ``("mcts", {"simulations": "800", "c": "1.4"})``."""
     name, _, rest = spec.strip().partition(":")
-    params: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise BoardgymError(
-                f"cannot read {item!r} in agent spec {spec!r}; write name:key=value,key=value, e.g. minimax:depth=3"
-            )
-        if key.strip() in params:
-            raise BoardgymError(f"agent spec {spec!r} gives {key.strip()!r} twice; give it once")
-        params[key.strip()] = value.strip()
-    return name.strip(), params
+    items = filter(None, (part.strip() for part in rest.split(",")))
+    return name.strip(), read_pairs(items, what=f"agent spec {spec!r}", example="minimax:depth=3")
 
 
 def agent_class(name: str) -> type:

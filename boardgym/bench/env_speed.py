@@ -18,8 +18,6 @@ A peer that is not installed is skipped with a note (``pip install -e ".[bench]"
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import random
 import time
 from collections.abc import Callable
@@ -30,110 +28,95 @@ from typing import Any
 import numpy as np
 
 from boardgym.bench import optional_import
-from boardgym.config import positive_int, positive_number, seed_value
-from boardgym.games import make_game
+from boardgym.config import Options as BaseOptions
+from boardgym.config import option, options_from_argv, seed_option
+from boardgym.envs import aec_env
+from boardgym.games import GAMES, BenchRow, make_game
+from boardgym.types import BoardgymError
+
+
+def rows() -> list[tuple[str, BenchRow]]:
+    """``(game, row)`` for every ``envs`` row of the games' entries."""
+    return [(name, row) for name, entry in GAMES.items() for row in entry.bench if row.bench == "envs"]
+
+
+def row_names() -> list[str]:
+    """What ``--games`` accepts: each row's game and label (``hex`` is both Hex rows)."""
+    return list(dict.fromkeys(name for game, row in rows() for name in (game, row.label or game)))
 
 
 @dataclass(frozen=True)
-class Pairing:
-    """One row of the benchmark: our game (name, params) and the peer's equivalent, if any."""
+class Options(BaseOptions):
+    """Random play, ours against the peer libraries, in one run: steps per second."""
 
-    game: str
-    params: dict[str, Any]
-    pettingzoo: str | None = None  # module under pettingzoo.classic
-    openspiel: str | None = None  # pyspiel game name
-    openspiel_params: dict[str, Any] | None = None
-    label: str | None = None
+    seconds: float = option(1.0, "time per measurement", above=0, maximum=3600)
+    rounds: int = option(3, "alternating rounds; the best of each side is kept", minimum=1)
+    games: tuple[str, ...] | None = option(None, "only these rows (default: all)", many=True, metavar="ROW")
+    seed: int = seed_option(0)
+    clock: str = option(
+        "cpu",
+        "rules API rows: steps per CPU-second of this process (fair on a shared machine) or per wall-clock second",
+        choices=("cpu", "wall"),
+    )
 
-    @property
-    def name(self) -> str:
-        return self.label or self.game
-
-
-PAIRINGS: list[Pairing] = [
-    Pairing("tictactoe", {}, "tictactoe_v3", "tic_tac_toe"),
-    Pairing("connect_four", {}, "connect_four_v3", "connect_four"),
-    Pairing("nim", {}, None, "nim", {"pile_sizes": "1;3;5;7;9", "is_misere": False}),
-    Pairing("quixo", {}),
-    Pairing("quarto", {}),
-    Pairing("hex", {}, None, "hex", {"board_size": 11}, label="hex 11x11"),
-    Pairing("hex", {"size": 19}, None, "hex", {"board_size": 19}, label="hex 19x19"),
-    Pairing("rastros", {}),
-]
-
-
-def _names(pairings: list[Pairing]) -> list[str]:
-    """What ``--games`` accepts: each row's game and label (``hex`` is both Hex rows)."""
-    return list(dict.fromkeys(name for p in pairings for name in (p.game, p.name)))
+    def check(self) -> None:
+        names = row_names()
+        unknown = [name for name in self.games or () if name not in names]
+        if unknown:
+            raise BoardgymError(f"no row {unknown[0]!r} in this benchmark; --games takes: {', '.join(names)}")
 
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    names = _names(PAIRINGS)
-    parser.add_argument("--seconds", type=positive_number, default=1.0, help="time per measurement")
-    parser.add_argument(
-        "--rounds", type=positive_int, default=3, help="alternating rounds; the best of each side is kept"
-    )
-    parser.add_argument("--games", nargs="+", default=None, help=f"only these rows (default: all): {', '.join(names)}")
-    parser.add_argument("--seed", type=seed_value, default=0)
-    parser.add_argument(
-        "--clock",
-        choices=["cpu", "wall"],
-        default="cpu",
-        help="rules API rows: steps per CPU-second of this process (default; fair on a shared machine) "
-        "or per wall-clock second",
-    )
-    args = parser.parse_args(argv)
-    _CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
-    unknown = [name for name in args.games or () if name not in names]
-    if unknown:
-        parser.error(f"no row {unknown[0]!r} in this benchmark; --games takes: {', '.join(names)}")
-    rows = [p for p in PAIRINGS if args.games is None or p.name in args.games or p.game in args.games]
+    options = options_from_argv(Options, argv, prog)
+    _CLOCK[0] = time.process_time if options.clock == "cpu" else time.perf_counter
+    chosen = [
+        (game, row)
+        for game, row in rows()
+        if options.games is None or game in options.games or (row.label or game) in options.games
+    ]
     pyspiel = optional_import("pyspiel")
     missing_peer = pyspiel is None
     print(
-        f"random play; steps/s (higher is better), best of {args.rounds} alternating rounds "
-        f"of {args.seconds:g} s each\n"
+        f"random play; steps/s (higher is better), best of {options.rounds} alternating rounds "
+        f"of {options.seconds:g} s each\n"
     )
     print("AEC loop (agent_iter / last / step)")
     _header("ours", "PettingZoo")
-    for pairing in rows:
-        ours = partial(aec_steps_per_second, _our_aec_env(pairing))
+    for game, row in chosen:
+        ours = partial(aec_steps_per_second, aec_env(game, **row.params))
         peer, note = None, "no peer game"
-        if pairing.pettingzoo:
-            module = optional_import(f"pettingzoo.classic.{pairing.pettingzoo}")  # needs pygame, rlcard...
+        if row.pettingzoo:
+            module = optional_import(f"pettingzoo.classic.{row.pettingzoo}")  # needs pygame, rlcard...
             if module is None:
                 note, missing_peer = "PettingZoo classic not installed", True
             else:
                 peer = partial(aec_steps_per_second, module.env())
-        _row(pairing.name, *_best_of(ours, peer, args), note)
-    print(f"\nrules API (random playouts; steps per {'CPU-' if args.clock == 'cpu' else ''}second)")
+        _row(row.label or game, *_best_of(ours, peer, options), note)
+    print(f"\nrules API (random playouts; steps per {'CPU-' if options.clock == 'cpu' else ''}second)")
     _header("ours", "OpenSpiel")
-    for pairing in rows:
-        ours = partial(rules_steps_per_second, make_game(pairing.game, **pairing.params))
+    for game, row in chosen:
+        ours = partial(rules_steps_per_second, make_game(game, **row.params))
         peer, note = None, "no peer game"
-        if pairing.openspiel and pyspiel is None:
+        if row.openspiel and pyspiel is None:
             note = "OpenSpiel not installed"
-        elif pairing.openspiel:
-            peer = partial(
-                openspiel_steps_per_second, pyspiel.load_game(pairing.openspiel, pairing.openspiel_params or {})
-            )
-        _row(pairing.name, *_best_of(ours, peer, args), note)
+        elif row.openspiel:
+            peer = partial(openspiel_steps_per_second, pyspiel.load_game(row.openspiel, row.openspiel_params))
+        _row(row.label or game, *_best_of(ours, peer, options), note)
     if missing_peer:
         print("\nfor the peer libraries: pip install -e '.[bench]'")
     return 0
 
 
 def _best_of(
-    ours: Callable[[float, int], float], peer: Callable[[float, int], float] | None, args: argparse.Namespace
+    ours: Callable[[float, int], float], peer: Callable[[float, int], float] | None, options: Options
 ) -> tuple[float, float | None]:
     """Alternate ours and the peer for a few rounds and keep each one's best, so that a
     burst of load on the machine does not land on one side only."""
     best_ours, best_peer = 0.0, 0.0
-    for round_ in range(args.rounds):
-        best_ours = max(best_ours, ours(args.seconds, args.seed + round_))
+    for round_ in range(options.rounds):
+        best_ours = max(best_ours, ours(options.seconds, options.seed + round_))
         if peer is not None:
-            best_peer = max(best_peer, peer(args.seconds, args.seed + round_))
+            best_peer = max(best_peer, peer(options.seconds, options.seed + round_))
     return best_ours, None if peer is None else best_peer
 
 
@@ -200,11 +183,6 @@ PLAYOUTS_PER_CLOCK = 8
 _CLOCK: list[Callable[[], float]] = [time.process_time]
 """The clock of the rules API rows (``--clock``): this process's CPU time by default, so that
 other work on a shared machine slows neither side."""
-
-
-def _our_aec_env(pairing: Pairing) -> Any:
-    module = importlib.import_module(f"boardgym.envs.{pairing.game}_v0")
-    return module.env(**pairing.params)
 
 
 def _header(ours: str, peer: str) -> None:

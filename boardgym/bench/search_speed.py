@@ -21,7 +21,6 @@ machine does not land on one side only. A missing OpenSpiel is skipped with a no
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,8 +35,10 @@ from boardgym.agents.mcts import MCTS
 from boardgym.agents.minimax import AlphaBeta
 from boardgym.agents.registry import make_agent
 from boardgym.bench import optional_import
-from boardgym.config import positive_int, positive_number, seed_value
-from boardgym.games import make_game
+from boardgym.config import Options as BaseOptions
+from boardgym.config import option, options_from_argv, seed_option
+from boardgym.games import GAMES, BenchRow, make_game
+from boardgym.types import BoardgymError
 
 UCT_C = 1.4
 SIMULATIONS = 1000
@@ -45,67 +46,51 @@ SIMULATIONS = 1000
 the trees, and the depth of their selections, are alike."""
 
 
+def rows(bench: str) -> list[tuple[str, BenchRow]]:
+    """``(game, row)`` for the games' ``bench`` rows (``search``, ``alphabeta``, ``move``)."""
+    return [(name, row) for name, entry in GAMES.items() for row in entry.bench if row.bench == bench]
+
+
+def row_names() -> list[str]:
+    """What ``--games`` accepts: the games and the labels of their rows."""
+    benches = ("search", "alphabeta", "move")
+    return list(
+        dict.fromkeys(name for bench in benches for game, row in rows(bench) for name in (game, row.label) if name)
+    )
+
+
 @dataclass(frozen=True)
-class SearchGame:
-    """A row: our game (name, params) and OpenSpiel's name for the same game."""
+class Options(BaseOptions):
+    """Search speed, ours against OpenSpiel, in one run."""
 
-    label: str
-    game: str
-    params: dict[str, Any]
-    openspiel: str
+    seconds: float = option(1.0, "time per MCTS measurement", above=0, maximum=3600)
+    rounds: int = option(3, "alternating rounds; the best of each side is kept", minimum=1)
+    games: tuple[str, ...] | None = option(None, "only these games (default: all)", many=True, metavar="GAME")
+    seed: int = seed_option(0)
 
-
-GAMES: list[SearchGame] = [
-    SearchGame("hex 7x7", "hex", {"size": 7}, "hex(board_size=7)"),
-    SearchGame("connect_four", "connect_four", {}, "connect_four"),
-]
-
-ALPHA_BETA: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
-    # (label, game, game params, AlphaBeta settings)
-    ("hex 7x7 dijkstra d3", "hex", {"size": 7}, {"eval": "dijkstra", "depth": 3}),
-    ("connect_four d6", "connect_four", {}, {"eval": None, "depth": 6}),
-    ("tictactoe exact", "tictactoe", {}, {"eval": None, "depth": None}),
-]
-
-MOVE_SPECS: list[tuple[str, dict[str, Any], str]] = [
-    ("hex", {"size": 7}, "mcts:simulations=800"),
-    ("hex", {"size": 7}, "minimax:depth=3,eval=dijkstra"),
-    ("connect_four", {}, "mcts:simulations=800"),
-    ("connect_four", {}, "minimax:depth=6"),
-]
+    def check(self) -> None:
+        names = row_names()
+        unknown = [name for name in self.games or () if name not in names]
+        if unknown:
+            raise BoardgymError(f"no game {unknown[0]!r} in this benchmark; --games takes: {', '.join(names)}")
 
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    names = list(
-        dict.fromkeys(
-            [name for g in GAMES for name in (g.game, g.label)]
-            + [name for _, name, _, _ in ALPHA_BETA]
-            + [name for name, _, _ in MOVE_SPECS]
-        )
-    )
-    parser.add_argument("--seconds", type=positive_number, default=1.0, help="time per MCTS measurement")
-    parser.add_argument(
-        "--rounds", type=positive_int, default=3, help="alternating rounds; the best of each side is kept"
-    )
-    parser.add_argument("--games", nargs="+", default=None, help=f"only these games (default: all): {', '.join(names)}")
-    parser.add_argument("--seed", type=seed_value, default=0)
-    args = parser.parse_args(argv)
-    unknown = [name for name in args.games or () if name not in names]
-    if unknown:
-        parser.error(f"no game {unknown[0]!r} in this benchmark; --games takes: {', '.join(names)}")
+    args = options_from_argv(Options, argv, prog)
     pyspiel = optional_import("pyspiel")
     python_mcts = optional_import("open_spiel.python.algorithms.mcts")
     wanted = set(args.games) if args.games else None
-    rows = [g for g in GAMES if wanted is None or g.game in wanted or g.label in wanted]
+
+    def chosen(bench: str) -> list[tuple[str, BenchRow]]:
+        return [(game, row) for game, row in rows(bench) if wanted is None or game in wanted or row.label in wanted]
 
     print(
         f"MCTS, random rollouts, UCT c={UCT_C}: simulations per CPU-second, fresh searches of {SIMULATIONS} "
         f"simulations from the start, best of {args.rounds} rounds\n"
     )
     print(f"  {'game':<14}{'ours':>10}{'ours gen.':>11}{'OS python':>11}{'OS C++':>10}{'ours/py':>9}{'ours/C++':>10}")
-    for row in rows:
-        game = make_game(row.game, **row.params)
+    for name, row in chosen("search"):
+        game = make_game(name, **row.params)
         sides: dict[str, Callable[[float, int], float] | None] = {
             "ours": partial(our_mcts_rate, game, game_playouts=True),
             "generic": partial(our_mcts_rate, game, game_playouts=False),
@@ -113,13 +98,13 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
             "cpp": None,
         }
         if pyspiel is not None:
-            peer = pyspiel.load_game(row.openspiel)
+            peer = pyspiel.load_game(row.openspiel or name)
             sides["python"] = partial(openspiel_python_rate, peer)
             sides["cpp"] = partial(openspiel_cpp_rate, peer)
         best = _best_of(sides, args)
         ours, generic, py, cpp = best["ours"], best["generic"], best["python"], best["cpp"]
         print(
-            f"  {row.label:<14}{ours:>10,.0f}{generic:>11,.0f}{_num(py):>11}{_num(cpp):>10}"
+            f"  {row.label or name:<14}{ours:>10,.0f}{generic:>11,.0f}{_num(py):>11}{_num(cpp):>10}"
             f"{_ratio(ours, py):>9}{_ratio(ours, cpp):>10}"
         )
     if pyspiel is None or python_mcts is None:
@@ -128,13 +113,13 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
 
     print("\nalpha-beta (ours): iterative deepening, transposition table, from the start")
     print(f"  {'setting':<22}{'nodes':>10}{'seconds':>10}{'nodes/s':>11}")
-    for label, name, params, settings in ALPHA_BETA:
-        if wanted is not None and name not in wanted:
-            continue
-        game = make_game(name, **params)
-        search = AlphaBeta(game, make_heuristic(game, settings["eval"]), depth=settings["depth"])
+    for name, row in chosen("alphabeta"):
+        game = make_game(name, **row.params)
+        search = AlphaBeta(game, make_heuristic(game, row.settings["eval"]), depth=row.settings["depth"])
         result = search.search(game.initial_state())
-        print(f"  {label:<22}{result.nodes:>10,}{result.seconds:>10.3f}{result.nodes / result.seconds:>11,.0f}")
+        print(
+            f"  {row.label or name:<22}{result.nodes:>10,}{result.seconds:>10.3f}{result.nodes / result.seconds:>11,.0f}"
+        )
     if wanted is None or "tictactoe" in wanted:
         ours_s, peer_s = solve_tictactoe(pyspiel)
         peer_text = f"{peer_s:.3f} s" if peer_s is not None else "-"
@@ -142,12 +127,10 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
         print(f"  solve tic-tac-toe: ours {ours_s:.3f} s, OpenSpiel alpha_beta_search {peer_text}  {ratio}")
 
     print("\ntime per move from the start (seconds, best of rounds)")
-    for name, params, spec in MOVE_SPECS:
-        if wanted is not None and name not in wanted:
-            continue
-        game = make_game(name, **params)
+    for name, row in chosen("move"):
+        game, spec = make_game(name, **row.params), row.settings["spec"]
         seconds = min(time_one_move(game, spec, args.seed + r) for r in range(args.rounds))
-        print(f"  {name + ' ' + _size(params):<18}{spec:<34}{seconds:>8.3f}")
+        print(f"  {name + ' ' + _size(row.params):<18}{spec:<34}{seconds:>8.3f}")
     return 0
 
 
@@ -221,7 +204,7 @@ def time_one_move(game: Any, spec: str, seed: int) -> float:
     return time.perf_counter() - start
 
 
-def _best_of(sides: dict[str, Callable[[float, int], float] | None], args: argparse.Namespace) -> dict[str, Any]:
+def _best_of(sides: dict[str, Callable[[float, int], float] | None], args: Options) -> dict[str, Any]:
     best: dict[str, Any] = {name: (0.0 if measure is not None else None) for name, measure in sides.items()}
     for round_ in range(args.rounds):
         for name, measure in sides.items():

@@ -11,28 +11,40 @@ worker processes; game ``i`` is seeded from ``(seed, i)`` so results do not depe
 
 from __future__ import annotations
 
-import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
-from boardgym.config import seed_value
+from boardgym.agents.registry import make_agent
+from boardgym.config import REQUIRED, game_params_option, option, options_from_argv, seed_option
+from boardgym.config import Options as BaseOptions
 from boardgym.evaluate.match import DRAW, play_match
 from boardgym.evaluate.ratings import wilson_interval
-from boardgym.games import make_game, parse_game_params
+from boardgym.games import make_game
 
 
-def main(argv: list[str] | None = None, prog: str = "search_strength") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("game")
-    parser.add_argument("agent_a", metavar="A", help="agent spec, e.g. minimax:depth=2")
-    parser.add_argument("agent_b", metavar="B", help="agent spec, e.g. random")
-    parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
-    parser.add_argument("--games", type=int, default=400)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--seed", type=seed_value, default=0)
-    args = parser.parse_args(argv)
-    params = parse_game_params(args.param)
+@dataclass(frozen=True)
+class Options(BaseOptions):
+    """Search agents against a reference agent over many games, seats alternated."""
+
+    game: str = option(REQUIRED, "the game (boardgym list games)", positional=True, metavar="GAME")
+    agent_a: str = option(REQUIRED, "agent spec, e.g. minimax:depth=2", positional=True, metavar="A")
+    agent_b: str = option(REQUIRED, "agent spec, e.g. random", positional=True, metavar="B")
+    game_params: dict[str, Any] = game_params_option()
+    games: int = option(400, "games, seats alternated", minimum=1)
+    workers: int = option(1, "worker processes", minimum=1)
+    seed: int = seed_option(0)
+
+    def check(self) -> None:
+        game = make_game(self.game, **self.game_params)
+        for spec in (self.agent_a, self.agent_b):
+            make_agent(spec, game, seed=self.seed)
+
+
+def main(argv: list[str] | None = None, prog: str = "boardgym bench strength") -> int:
+    args = options_from_argv(Options, argv, prog)
+    params = args.game_params
     tasks = [(args.game, params, args.agent_a, args.agent_b, args.seed, i) for i in range(args.games)]
     start = time.perf_counter()
     if args.workers > 1:

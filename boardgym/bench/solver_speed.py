@@ -11,11 +11,12 @@ nodes, beside the targets for this project and Pons's C++ figures where he gives
 
 from __future__ import annotations
 
-import argparse
-import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from boardgym.config import Options as BaseOptions
+from boardgym.config import option, options_from_argv
 from boardgym.solve.connect_four import Solver, state_from_moves
 from boardgym.types import BoardgymError
 
@@ -49,21 +50,19 @@ def _seconds(value: float | None) -> str:
     return f"{value:.2f} s"
 
 
+@dataclass(frozen=True)
+class Options(BaseOptions):
+    """The Connect Four solver on Pascal Pons's test sets: time per position, set by set."""
+
+    sets: tuple[str, ...] = option(tuple(SETS), f"comma-separated, from: {', '.join(SETS)}", choices=tuple(SETS))
+    budget: float = option(120.0, "seconds per set at most", above=0, hint="e.g. --budget 120")
+    limit: int | None = option(None, "positions per set at most (default: all shipped)", minimum=1)
+    data: Path = option(DEFAULT_DATA, "folder of the Test_L*_R* files", metavar="DIR")
+
+
 def main(argv: list[str] | None = None, prog: str = "boardgym bench solver") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, from: {', '.join(SETS)}")
-    parser.add_argument("--budget", type=float, default=120.0, help="seconds per set at most (default 120)")
-    parser.add_argument("--limit", type=int, default=None, help="positions per set at most (default: all shipped)")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of the Test_L*_R* files")
-    args = parser.parse_args(argv)
-    names = [name.strip() for name in args.sets.split(",") if name.strip()]
-    for name in names:
-        if name not in SETS:
-            raise BoardgymError(f"unknown test set {name!r}; choose from {', '.join(SETS)}")
-    if not 0 < args.budget < math.inf:
-        raise BoardgymError(f"--budget {args.budget} must be a positive, finite number of seconds, e.g. --budget 120")
-    if args.limit is not None and args.limit < 1:
-        raise BoardgymError(f"--limit {args.limit} must be 1 or more positions per set (leave it out for all)")
+    args = options_from_argv(Options, argv, prog)
+    names = list(args.sets)
     header = ("set", "solved", "mean wall", "max wall", "mean CPU", "mean nodes", "target", "Pons C++")
     print("| " + " | ".join(header) + " |")
     print("| " + " | ".join("---" for _ in header) + " |", flush=True)

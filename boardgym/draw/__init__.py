@@ -16,8 +16,9 @@ per legal move with ``class="target"`` and ``data-action="<int>"`` (see
 ``boardgym.draw.canvas``), so that a page can highlight and click them. ``overlay`` draws a
 share per action (e.g. a search's visit distribution) over the targets.
 
-Drawing is pure string building over the rules (no gymnasium, no torch); ``DRAWINGS`` maps a
-game's name to its drawing function, one module per game.
+Drawing is pure string building over the rules (no gymnasium, no torch), one module per game,
+named by the game's ``drawing`` in ``boardgym.games.GAMES``; a game without one is drawn by
+``boardgym.draw.text`` (its text board and a button per move).
 """
 
 from __future__ import annotations
@@ -31,28 +32,24 @@ import numpy as np
 from boardgym.draw.canvas import Canvas
 from boardgym.draw.raster import png_to_rgb, svg_to_png
 from boardgym.game import Game
-from boardgym.registry import Entry, lookup
+from boardgym.games import entry_of
+from boardgym.registry import load
 from boardgym.runs import atomic_write_bytes, atomic_write_text
 from boardgym.types import Action, BoardgymError
 
-_HERE = "boardgym.draw"
+TEXT_DRAWING = "boardgym.draw.text:draw"
+"""The drawing of a game that names none of its own."""
 
-DRAWINGS: dict[str, Entry] = {
-    "tictactoe": Entry(f"{_HERE}.tictactoe:draw", "3x3 grid, X and O"),
-    "connect_four": Entry(f"{_HERE}.connect_four:draw", "7x6 frame, red and yellow discs"),
-    "nim": Entry(f"{_HERE}.nim:draw", "heaps as rows of matches"),
-    "quixo": Entry(f"{_HERE}.quixo:draw", "cubes with X/O faces, the border ring shaded"),
-    "quarto": Entry(f"{_HERE}.quarto:draw", "board, piece to place and the pieces available"),
-    "hex": Entry(f"{_HERE}.hex:draw", "rhombus of hexagons with coloured edges"),
-    "rastros": Entry(f"{_HERE}.rastros:draw", "8x8 board, trail, stone and both goals"),
-    "setcover": Entry(f"{_HERE}.setcover:draw", "sets as rows, elements as columns"),
-    "blackbox": Entry(f"{_HERE}.blackbox:draw", "the genome as a bit strip, ones per slice"),
-}
+
+def drawing_of(game: Game) -> str:
+    """The ``"module:function"`` that draws ``game``: its entry's, else the text picture."""
+    entry = entry_of(game)
+    return entry.drawing if entry is not None and entry.drawing else TEXT_DRAWING
 
 
 def picture(game: Game, state: Any, history: Sequence[Action] = ()) -> Canvas:
     """The drawing description of ``state`` (see ``boardgym.draw.canvas.Canvas``)."""
-    draw_function = lookup(DRAWINGS, game.name, "drawing").load()
+    draw_function = load(drawing_of(game))
     canvas: Canvas = draw_function(game, state, tuple(int(a) for a in history))
     return canvas
 
@@ -135,4 +132,4 @@ def show(
     return Board(game, state, history, overlay)
 
 
-__all__ = ["DRAWINGS", "Board", "Canvas", "picture", "png", "rgb_array", "show", "svg"]
+__all__ = ["TEXT_DRAWING", "Board", "Canvas", "drawing_of", "picture", "png", "rgb_array", "show", "svg"]

@@ -55,7 +55,7 @@ class BoardgymAECEnv(AECEnv):
         super().__init__()
         self.game = game
         self.render_mode = check_render_mode(game, render_mode)
-        self.metadata = {**self.metadata, "name": f"{game.name}_v0", "render_modes": render_modes(game)}
+        self.metadata = {**self.metadata, "name": f"{game.name}_v0"}
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
         n = game.num_actions
@@ -183,15 +183,11 @@ class BoardgymAECEnv(AECEnv):
         return agents[(agents.index(agent) + 1) % len(agents)]
 
 
-def render_modes(game: Game) -> list[str]:
-    """``ansi`` and ``human`` for every game, and ``rgb_array`` for every game with a drawing
-    in ``boardgym.draw`` (all of them)."""
-    return RENDER_MODES if game.name in draw.DRAWINGS else RENDER_MODES[:2]
-
-
 def check_render_mode(game: Game, render_mode: str | None) -> str | None:
-    if render_mode is not None and render_mode not in render_modes(game):
-        raise BoardgymError(f"render_mode={render_mode!r} is not one of {render_modes(game)} for {game.name}")
+    """``render_mode`` if it is one of ``RENDER_MODES`` (every game has all three: a game
+    without a drawing of its own is drawn by ``boardgym.draw.text``)."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise BoardgymError(f"render_mode={render_mode!r} is not one of {RENDER_MODES} for {game.name}")
     return render_mode
 
 

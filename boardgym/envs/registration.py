@@ -15,13 +15,10 @@ from __future__ import annotations
 import gymnasium as gym
 from gymnasium.envs.registration import WrapperSpec
 
-from boardgym.games import GAMES
+from boardgym.games import GAMES, gym_id
 from boardgym.types import Mask
 
 ACTION_MASKS = WrapperSpec("ActionMasks", "boardgym.envs.registration:ActionMasks", {})
-
-UNMASKED = {"blackbox"}
-"""Games whose env takes any action of its space (a whole genome), so it has no mask."""
 
 
 class ActionMasks(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -39,10 +36,12 @@ class ActionMasks(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 
 def register_envs() -> None:
+    """Register ``boardgym/<gym_name>-v0`` for every game of ``GAMES`` not registered yet (a
+    game whose env takes any action of its space, ``masked=False``, gets no mask wrapper)."""
     for name, entry in GAMES.items():
-        env_id = f"boardgym/{entry.gym_name}-v0"
+        env_id = gym_id(name)
         if env_id not in gym.registry:
-            wrappers = () if name in UNMASKED else (ACTION_MASKS,)
+            wrappers = (ACTION_MASKS,) if entry.masked else ()
             gym.register(
                 id=env_id, entry_point=entry.gym_entry_point, kwargs={"game": name}, additional_wrappers=wrappers
             )

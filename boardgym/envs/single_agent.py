@@ -37,7 +37,7 @@ from gymnasium import spaces
 
 import boardgym.draw as draw
 from boardgym.agents.registry import make_agent
-from boardgym.envs.core import RENDER_MODES, check_render_mode, render_modes, render_state
+from boardgym.envs.core import RENDER_MODES, check_render_mode, render_state
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.types import BoardgymError, IllegalActionError, as_action
@@ -65,7 +65,6 @@ class SingleAgentEnv(gym.Env):
             raise BoardgymError(f"seat={seat!r} must be 0 (move first), 1 (move second) or None (random)")
         self.fixed_seat = None if seat is None else int(seat)
         self.render_mode = check_render_mode(self.game, render_mode)
-        self.metadata = {**self.metadata, "render_modes": render_modes(self.game)}
         self.opponent = make_agent(opponent, self.game)
         self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)

@@ -8,15 +8,15 @@ overall and by game phase (the set's plies in three equal spans: early, middle, 
 95% Wilson intervals, to stdout and to ``runs/<game>/grade/<run>/`` (``grade.json``,
 ``grade.md``).
 
-Graded games: tic-tac-toe (every position), Nim (every position of the game's heaps), Hex
-3x3 (every position) and 4x4 (400 positions), Quixo 3x3 with a move limit of at most 30 (400
-positions), Connect Four (the shipped, solved file). ``mistake_rate(game, agent)`` is the cheap form training logs as
-``eval/mistake_rate`` (a fixed sample of the set).
+A game's set and its oracle are named by its ``GAMES`` entry (``grading``, a ``GradingSet``):
+tic-tac-toe (every position), Nim (every position of the game's heaps), Hex 3x3 (every
+position) and 4x4 (400 positions), Quixo 3x3 with a move limit of at most 30 (400 positions),
+Connect Four (the shipped, solved file). ``mistake_rate(game, agent)`` is the cheap form
+training logs as ``eval/mistake_rate`` (a fixed sample of the set).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -25,12 +25,12 @@ from typing import Any
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
-from boardgym.config import seed_value
-from boardgym.evaluate.grade_sets import SET_BUILDERS, SET_VERSIONS, GradedPosition, read_connect_four_set
+from boardgym.evaluate.grade_sets import GradedPosition, GradingSet
 from boardgym.evaluate.ratings import wilson_interval
 from boardgym.game import Game
-from boardgym.games import make_game, parse_game_params
-from boardgym.runs import RUNS_ROOT, atomic_write_text, run_dir
+from boardgym.games import GAMES, entry_of
+from boardgym.registry import load
+from boardgym.runs import atomic_write_text
 from boardgym.types import BoardgymError
 
 PHASES = ("early", "middle", "late")
@@ -67,36 +67,37 @@ class GradeResult:
         return asdict(self)
 
 
+def grading_set(game: Game) -> GradingSet | None:
+    """The graded position set of ``game`` at its parameters (its ``GAMES`` entry's
+    ``grading``, where that covers them), or None."""
+    entry = entry_of(game)
+    if entry is None or not entry.grading:
+        return None
+    graded: GradingSet = load(entry.grading)
+    return graded if graded.covers(game) else None
+
+
 def gradable(game: Game) -> bool:
     """Whether ``game`` (with its parameters) has a graded position set."""
-    if game.name not in SET_BUILDERS:
-        return False
-    size = getattr(game, "size", None)
-    if game.name == "hex":
-        return size in (3, 4) and not getattr(game, "swap", False)
-    if game.name == "quixo":
-        return size == 3 and game.solvable_by_search
-    if game.name == "nim":
-        return sum(getattr(game, "heaps", ())) <= 40
-    return True
+    return grading_set(game) is not None
 
 
 def position_set(game: Game) -> list[GradedPosition]:
     """The graded positions of ``game`` (built once per game and parameters, then cached)."""
-    if not gradable(game):
-        raise BoardgymError(
-            f"no graded position set for {game.name} with {game.params()}; graded: tictactoe, nim, "
-            "connect_four, hex (-p size=3 or -p size=4), quixo (-p size=3 -p max_moves=20)"
-        )
+    graded = grading_set(game)
+    if graded is None:
+        where = "; ".join(f"{name} ({load(entry.grading).where})" for name, entry in GAMES.items() if entry.grading)
+        raise BoardgymError(f"no graded position set for {game.name} with {game.params()}; graded: {where}")
     key = (game.name, json.dumps(game.params(), sort_keys=True, default=str))
     if key not in _SETS:
-        _SETS[key] = SET_BUILDERS[game.name](game)
+        _SETS[key] = graded.build(game)
     return _SETS[key]
 
 
 def set_name(game: Game) -> str:
+    graded = grading_set(game)
     params = ",".join(f"{k}={v}" for k, v in sorted(game.params().items()))
-    return f"{game.name}({params})-v{SET_VERSIONS[game.name]}"
+    return f"{game.name}({params})-v{graded.version if graded is not None else 0}"
 
 
 def phase_bounds(positions: list[GradedPosition]) -> list[tuple[str, int, int]]:
@@ -168,7 +169,8 @@ def mistake_rate(
     """The agent's mistake rate on a fixed sample (every k-th position) of ``game``'s graded
     set, for in-training measurement; ``None`` for games without one (with ``cheap_only``,
     also for the sets that take long to build: Hex 4x4, Quixo)."""
-    if not gradable(game) or (cheap_only and (game.name == "quixo" or getattr(game, "size", 0) == 4)):
+    graded = grading_set(game)
+    if graded is None or (cheap_only and not graded.cheap(game)):
         return None
     positions = position_set(game)
     step = max(1, len(positions) // sample)
@@ -203,44 +205,3 @@ def write_grade(result: GradeResult, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_text(folder / "grade.json", json.dumps(result.to_dict(), indent=2) + "\n")
     atomic_write_text(folder / "grade.md", markdown(result))
-
-
-def main(argv: list[str] | None = None, prog: str = "boardgym grade") -> int:
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description="Mistake rate of an agent on a fixed set of solved positions (see boardgym.evaluate.grade).",
-    )
-    parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(SET_BUILDERS)}")
-    parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
-    parser.add_argument("--agent", required=True, metavar="SPEC", help="the agent to grade, e.g. mcts:simulations=800")
-    parser.add_argument("--seed", type=seed_value, default=0, help="the agent's seed (default 0)")
-    parser.add_argument(
-        "--positions",
-        default=None,
-        metavar="FILE",
-        help="connect_four only: grade on this set file instead of the shipped one (same format, e.g. a held-out "
-        "set written by boardgym.evaluate.grade_sets.build_connect_four_set, for choosing between checkpoints "
-        "without tuning to the shipped set)",
-    )
-    parser.add_argument("--run-name", default=None, help="folder under runs/<game>/grade/ (default: s<seed>-<time>)")
-    parser.add_argument("--root", default=str(RUNS_ROOT), help="runs root (default runs)")
-    args = parser.parse_args(argv)
-    game = make_game(args.game, **parse_game_params(args.param, args.game))
-    positions = None
-    if args.positions is not None:
-        if game.name != "connect_four":
-            raise BoardgymError(
-                f"--positions is for connect_four (the set files hold Connect Four moves); {game.name}'s set is built "
-                "from its rules: drop --positions"
-            )
-        if not args.positions.strip():
-            raise BoardgymError(
-                "--positions is empty; pass the path of a set file (e.g. runs/connect_four/held_out_v1.txt)"
-            )
-        positions = read_connect_four_set(Path(args.positions))
-    result = grade(game, args.agent, seed=args.seed, positions=positions, positions_name=args.positions)
-    folder = run_dir(game.name, "grade", args.run_name, args.seed, root=args.root)
-    write_grade(result, folder)
-    print(markdown(result), end="")
-    print(f"written to {folder}")
-    return 0

@@ -3,7 +3,7 @@
 A ``GradedPosition`` holds a state, the ply it was reached at and, for every legal move, the
 move's exact game-theoretic value for the player to move: 1 (the move keeps a win), 0 (a
 draw), -1 (a loss). Only positions where some move is worse than the best are kept (elsewhere
-no move can be a mistake). Each set is fixed and versioned (``SET_VERSIONS``): a generated set
+no move can be a mistake). Each set is fixed and versioned (``GradingSet.version``): a generated set
 is rebuilt identically from its seed; Connect Four's is a data file shipped in the package,
 solved once by ``build_connect_four_set`` (``benchmarks/build_connect_four_grade_set.py``).
 
@@ -362,11 +362,41 @@ def connect_four_set(game: Game) -> list[GradedPosition]:
     return read_connect_four_set()
 
 
-SET_BUILDERS: dict[str, Callable[[Game], list[GradedPosition]]] = {
-    "tictactoe": tictactoe_set,
-    "nim": nim_set,
-    "hex": hex_set,
-    "quixo": quixo_set,
-    "connect_four": connect_four_set,
-}
-SET_VERSIONS = {"tictactoe": 1, "nim": 1, "hex": 1, "quixo": 1, "connect_four": 1}
+@dataclass(frozen=True)
+class GradingSet:
+    """A game's graded position set, named by its ``GAMES`` entry (``grading``): ``build``
+    makes the positions of a game, ``oracle`` says what values their moves, ``covers`` whether
+    the set exists at the game's parameters (``where`` says at which, for the refusal),
+    ``cheap`` whether in-training measurement may build it (a few seconds at most), and
+    ``version`` changes whenever the positions or their values do."""
+
+    build: Callable[[Game], list[GradedPosition]]
+    oracle: str
+    where: str
+    covers: Callable[[Game], bool] = lambda game: True
+    cheap: Callable[[Game], bool] = lambda game: True
+    version: int = 1
+
+
+TICTACTOE = GradingSet(tictactoe_set, "the perfect agent's memoised search", "every position")
+NIM = GradingSet(
+    nim_set,
+    "the nim-sum rule",
+    "heaps of at most 40 stones in all",
+    covers=lambda game: isinstance(game, Nim) and sum(game.heaps) <= 40,
+)
+HEX = GradingSet(
+    hex_set,
+    "a memoised win/loss search over the bitboards (Hex has no draws)",
+    "-p size=3 or -p size=4, without swap",
+    covers=lambda game: isinstance(game, Hex) and game.size in (3, 4) and not game.swap,
+    cheap=lambda game: isinstance(game, Hex) and game.size == 3,
+)
+QUIXO = GradingSet(
+    quixo_set,
+    "the perfect agent's search of the game as played (with its move limit)",
+    "-p size=3 -p max_moves=20 (size 3, a move limit of at most 30)",
+    covers=lambda game: isinstance(game, Quixo) and game.size == 3 and game.solvable_by_search,
+    cheap=lambda game: False,
+)
+CONNECT_FOUR = GradingSet(connect_four_set, "the exact solver's win/draw/loss search", "the shipped, solved file")

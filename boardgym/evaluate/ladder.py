@@ -2,9 +2,9 @@
 
     boardgym ladder connect_four --games 20 --run-name ref
 
-``LADDERS`` names, per game, the rungs (random, minimax at depths, MCTS at budgets, the
-pretrained AlphaZero network where one ships, the solver and ``perfect`` where they exist) and
-the game parameters they are played at. ``run_ladder`` plays them with the tournament
+A game's ladder is named by its ``GAMES`` entry (``ladder``: the rungs, random, minimax at
+depths, MCTS at budgets, the pretrained AlphaZero network where one ships, the solver and
+``perfect`` where they exist; ``ladder_params``: the game parameters they are played at). ``run_ladder`` plays them with the tournament
 machinery (``run_tournament``: seats alternated, seeded, resumable), fits Elo with 95%
 intervals anchored at random (``analyse``), and, where the game has a graded position set, adds
 each rung's mistake rate against the exact values (a ``Grader``). It writes the usual
@@ -30,8 +30,8 @@ from boardgym.evaluate.grade import gradable, grade, position_set
 from boardgym.evaluate.ratings import wilson_interval
 from boardgym.evaluate.report import write_report
 from boardgym.evaluate.tournament import Tournament, run_tournament
-from boardgym.games import make_game
-from boardgym.runs import RUNS_ROOT, atomic_write_text, check_root, check_run_name
+from boardgym.games import GAMES, make_game
+from boardgym.runs import atomic_write_text
 from boardgym.types import BoardgymError
 
 METHOD = "ladder"
@@ -45,57 +45,6 @@ class Ladder:
     agents: tuple[str, ...]
     params: dict[str, Any] = field(default_factory=dict)
 
-
-PRETRAINED_SPEC = "alphazero:pretrained=true,simulations=200,batch=8"
-
-LADDERS: dict[str, Ladder] = {
-    "tictactoe": Ladder(
-        (
-            "random",
-            "minimax:depth=1",
-            "minimax:depth=2",
-            "mcts:simulations=50",
-            "mcts:simulations=400",
-            "alphazero:pretrained=true,simulations=50",
-            "perfect",
-        )
-    ),
-    "connect_four": Ladder(
-        (
-            "random",
-            "minimax:depth=2",
-            "minimax:depth=4",
-            "mcts:simulations=200",
-            "mcts:simulations=800",
-            PRETRAINED_SPEC + ",symmetries=true",  # the board and its mirror at every leaf
-            "solver:time=1",
-        )
-    ),
-    "nim": Ladder(("random", "minimax:depth=2", "mcts:simulations=50", "mcts:simulations=400", "nimsum", "perfect")),
-    "quixo": Ladder(
-        (
-            "random",
-            "minimax:depth=1",
-            "minimax:depth=2",
-            "mcts:simulations=200",
-            "mcts:simulations=800",
-            PRETRAINED_SPEC,
-        )
-    ),
-    "quarto": Ladder(("random", "minimax:depth=1", "minimax:depth=2", "mcts:simulations=200", "mcts:simulations=800")),
-    "hex": Ladder(
-        (
-            "random",
-            "minimax:depth=1",
-            "minimax:depth=2",
-            "mcts:simulations=200",
-            "mcts:simulations=800",
-            PRETRAINED_SPEC,
-        ),
-        {"size": 7},
-    ),
-    "rastros": Ladder(("random", "minimax:depth=2", "minimax:depth=4", "mcts:simulations=200", "mcts:simulations=800")),
-}
 
 Grader = Callable[[str], "Mistakes | None"]
 """Grades one agent spec on the game's position set; None where the game has none."""
@@ -128,13 +77,19 @@ class LadderResult:
     """Rungs left out, with the reason."""
 
 
+def ladders() -> dict[str, Ladder]:
+    """Every game's ladder, from its ``GAMES`` entry (the games that have one)."""
+    return {name: Ladder(entry.ladder, dict(entry.ladder_params)) for name, entry in GAMES.items() if entry.ladder}
+
+
 def ladder_of(game_name: str) -> Ladder:
-    """``LADDERS[game_name]``, or one sentence naming the games that have a ladder."""
-    if game_name not in LADDERS:
+    """The ladder of ``game_name``, or one sentence naming the games that have a ladder."""
+    known = ladders()
+    if game_name not in known:
         raise BoardgymError(
-            f"there is no ladder for {game_name!r}; ladders exist for the two-player games: {', '.join(LADDERS)}"
+            f"there is no ladder for {game_name!r}; ladders exist for the two-player games: {', '.join(known)}"
         )
-    return LADDERS[game_name]
+    return known[game_name]
 
 
 def set_grader(game_name: str, sample: int = 0, seed: int = 0) -> Grader | None:
@@ -155,11 +110,6 @@ def set_grader(game_name: str, sample: int = 0, seed: int = 0) -> Grader | None:
         return Mistakes(result.mistakes, result.positions)
 
     return grade_spec
-
-
-def ladder_folder(game_name: str, run_name: str | None, seed: int = 0, root: Path | str = RUNS_ROOT) -> Path:
-    """``runs/<game>/ladder/<run-name>/`` (default name ``s<seed>``), not created yet."""
-    return check_root(root) / game_name / METHOD / check_run_name(run_name or f"s{seed}")
 
 
 def ladder_agents(game_name: str) -> tuple[list[str], dict[str, str]]:

@@ -1,9 +1,12 @@
 """The games: pure rules, one module per game, and ``GAMES``, the one table of them.
 
 ``make_game(name, **params)`` builds a game by the name that the CLI, agent specs, gym ids and
-run folders share. Adding a game means writing its rules module and adding its line here; the
-envs (``boardgym.envs``), agents and training scripts need no change. Nothing here imports
-gymnasium, pettingzoo or torch.
+run folders share. ``GAMES[name]`` (a ``GameEntry``) names every part of the game: rules, env
+module, drawing, heuristics, ladder, graded position set, the play page's limits and suggested
+opponents, benchmark rows and the batched rules; every other table reads it. Adding a game
+means writing its rules module and adding its line here; the envs (``boardgym.envs``), agents,
+training scripts, tournaments, drawings and the play page need no change. Nothing here
+imports gymnasium, pettingzoo or torch.
 """
 
 from __future__ import annotations
@@ -12,48 +15,224 @@ import inspect
 import types
 import typing
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from boardgym.game import Game
-from boardgym.registry import Entry, check_value, lookup, parse_value
+from boardgym.registry import Entry, check_value, lookup, parse_value, read_pairs
 from boardgym.types import BoardgymError
 
 
 @dataclass(frozen=True)
+class BenchRow:
+    """A row of a benchmark for this game (``boardgym bench``): ``bench`` is ``envs`` (random
+    play through the envs and the rules, beside PettingZoo's ``pettingzoo`` module of
+    ``pettingzoo.classic`` and OpenSpiel's game ``openspiel`` with ``openspiel_params``),
+    ``search`` (MCTS beside OpenSpiel's), ``alphabeta`` (our alpha-beta with ``settings``
+    ``eval`` and ``depth``) or ``move`` (the time of one move of the agent ``settings["spec"]``);
+    ``label`` names the row (default: the game), ``params`` are the game's parameters."""
+
+    bench: str
+    label: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    pettingzoo: str | None = None
+    openspiel: str | None = None
+    openspiel_params: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class GameEntry(Entry):
-    """``target``: the Game class; ``gym_name``: the id ``boardgym/<gym_name>-v0``;
-    ``gym_entry_point``: the single-agent env class (puzzles bring their own)."""
+    """Every part of one game, in one place. Code is named as ``"module:attr"`` strings,
+    imported only when used (so this table imports nothing); the rest are plain values.
+
+    ``target``: the ``Game`` class; ``summary``: one line for ``boardgym list``;
+    ``gym_name``: the id ``boardgym/<gym_name>-v0``; ``gym_entry_point``: the single-agent env
+    class (puzzles bring their own); ``masked``: whether that env has action masks (False for
+    an env that takes any action of its space); ``env``: the PettingZoo module
+    (``boardgym.envs.<game>_v0``, whose docstring is the game's manual; empty: the generic AEC
+    env of ``boardgym.envs.core`` serves it); ``drawing``: the picture function (empty: the
+    generic text picture, ``boardgym.draw.text``); ``heuristics``: evaluation name ->
+    ``"module:Class"`` for ``minimax:eval=NAME``, the first the default; ``ladder`` and
+    ``ladder_params``: the reference ladder's agent specs (weakest first) and the game
+    parameters it plays at (``boardgym ladder``); ``grading``: the graded position set and its
+    oracle (a ``boardgym.evaluate.grade_sets.GradingSet``); ``web_limits``: the largest value
+    the play page accepts for a parameter (besides its general cap); ``web_defaults``: the
+    page's starting parameters where the game's own defaults make a game nobody would finish
+    by clicking; ``opponents``: agents the page suggests besides the generic ones; ``bench``:
+    the benchmarks' rows; ``batched``: the batched rules in torch (``boardgym.batch``), the
+    slot the batched engine fills.
+    """
 
     gym_name: str = ""
     gym_entry_point: str = "boardgym.envs.single_agent:SingleAgentEnv"
+    masked: bool = True
+    env: str = ""
+    drawing: str = ""
+    heuristics: dict[str, str] = field(default_factory=dict)
+    ladder: tuple[str, ...] = ()
+    ladder_params: dict[str, Any] = field(default_factory=dict)
+    grading: str = ""
+    web_limits: dict[str, int] = field(default_factory=dict)
+    web_defaults: dict[str, Any] = field(default_factory=dict)
+    opponents: tuple[str, ...] = ()
+    bench: tuple[BenchRow, ...] = ()
+    batched: str = ""
 
 
-_HERE = "boardgym.games"
+_RULES = "boardgym.games"
+_ENVS = "boardgym.envs"
+_DRAW = "boardgym.draw"
+_EVAL = "boardgym.agents.heuristics"
+_SETS = "boardgym.evaluate.grade_sets"
+_PRETRAINED = "alphazero:pretrained=true,simulations=200,batch=8"
+_MCTS = ("mcts:simulations=200", "mcts:simulations=800")
 
 GAMES: dict[str, GameEntry] = {
-    "tictactoe": GameEntry(f"{_HERE}.tictactoe:TicTacToe", "Tic-Tac-Toe, 3x3, 9 actions (cells)", "TicTacToe"),
-    "connect_four": GameEntry(
-        f"{_HERE}.connect_four:ConnectFour", "Connect Four, 7x6, 7 actions (columns)", "ConnectFour"
+    "tictactoe": GameEntry(
+        f"{_RULES}.tictactoe:TicTacToe",
+        "Tic-Tac-Toe, 3x3, 9 actions (cells)",
+        gym_name="TicTacToe",
+        env=f"{_ENVS}.tictactoe_v0",
+        drawing=f"{_DRAW}.tictactoe:draw",
+        heuristics={"lines": f"{_EVAL}.tictactoe:OpenLines"},
+        ladder=(
+            "random",
+            "minimax:depth=1",
+            "minimax:depth=2",
+            "mcts:simulations=50",
+            "mcts:simulations=400",
+            "alphazero:pretrained=true,simulations=50",
+            "perfect",
+        ),
+        grading=f"{_SETS}:TICTACTOE",
+        bench=(
+            BenchRow("envs", pettingzoo="tictactoe_v3", openspiel="tic_tac_toe"),
+            BenchRow("alphabeta", "tictactoe exact", settings={"eval": None, "depth": None}),
+        ),
     ),
-    "nim": GameEntry(f"{_HERE}.nim:Nim", "Nim (heaps, misere, max-take k); action = heap * T + take - 1", "Nim"),
-    "quixo": GameEntry(f"{_HERE}.quixo:Quixo", "Quixo, 5x5 (size 3-5), 44 actions (border cube, end)", "Quixo"),
-    "quarto": GameEntry(f"{_HERE}.quarto:Quarto", "Quarto, 4x4, 32 actions (place 0-15, choose 16-31)", "Quarto"),
-    "hex": GameEntry(f"{_HERE}.hex:Hex", "Hex, 11x11 (size 3-19, swap rule), size^2 actions (cells)", "Hex"),
-    "rastros": GameEntry(f"{_HERE}.rastros:Rastros", "Rastros, 8x8, 8 actions (step directions)", "Rastros"),
+    "connect_four": GameEntry(
+        f"{_RULES}.connect_four:ConnectFour",
+        "Connect Four, 7x6, 7 actions (columns)",
+        gym_name="ConnectFour",
+        env=f"{_ENVS}.connect_four_v0",
+        drawing=f"{_DRAW}.connect_four:draw",
+        heuristics={"windows": f"{_EVAL}.connect_four:OpenWindows"},
+        ladder=(
+            "random",
+            "minimax:depth=2",
+            "minimax:depth=4",
+            *_MCTS,
+            _PRETRAINED + ",symmetries=true",  # the board and its mirror at every leaf
+            "solver:time=1",
+        ),
+        grading=f"{_SETS}:CONNECT_FOUR",
+        bench=(
+            BenchRow("envs", pettingzoo="connect_four_v3", openspiel="connect_four"),
+            BenchRow("search", openspiel="connect_four"),
+            BenchRow("alphabeta", "connect_four d6", settings={"eval": None, "depth": 6}),
+            BenchRow("move", settings={"spec": "mcts:simulations=800"}),
+            BenchRow("move", settings={"spec": "minimax:depth=6"}),
+        ),
+    ),
+    "nim": GameEntry(
+        f"{_RULES}.nim:Nim",
+        "Nim (heaps, misere, max-take k); action = heap * T + take - 1",
+        gym_name="Nim",
+        env=f"{_ENVS}.nim_v0",
+        drawing=f"{_DRAW}.nim:draw",
+        heuristics={"nimsum": f"{_EVAL}.nim:NimSum"},
+        ladder=("random", "minimax:depth=2", "mcts:simulations=50", "mcts:simulations=400", "nimsum", "perfect"),
+        grading=f"{_SETS}:NIM",
+        web_limits={"heaps": 60, "k": 60},
+        opponents=("nimsum",),
+        bench=(BenchRow("envs", openspiel="nim", openspiel_params={"pile_sizes": "1;3;5;7;9", "is_misere": False}),),
+    ),
+    "quixo": GameEntry(
+        f"{_RULES}.quixo:Quixo",
+        "Quixo, 5x5 (size 3-5), 44 actions (border cube, end)",
+        gym_name="Quixo",
+        env=f"{_ENVS}.quixo_v0",
+        drawing=f"{_DRAW}.quixo:draw",
+        heuristics={"lines": f"{_EVAL}.quixo:LinePotential"},
+        ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
+        grading=f"{_SETS}:QUIXO",
+        bench=(BenchRow("envs"),),
+    ),
+    "quarto": GameEntry(
+        f"{_RULES}.quarto:Quarto",
+        "Quarto, 4x4, 32 actions (place 0-15, choose 16-31)",
+        gym_name="Quarto",
+        env=f"{_ENVS}.quarto_v0",
+        drawing=f"{_DRAW}.quarto:draw",
+        heuristics={"safe": f"{_EVAL}.quarto:SafePieces"},
+        ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS),
+        bench=(BenchRow("envs"),),
+    ),
+    "hex": GameEntry(
+        f"{_RULES}.hex:Hex",
+        "Hex, 11x11 (size 3-19, swap rule), size^2 actions (cells)",
+        gym_name="Hex",
+        env=f"{_ENVS}.hex_v0",
+        drawing=f"{_DRAW}.hex:draw",
+        heuristics={"dijkstra": f"{_EVAL}.hex:ShortestPath", "twodistance": f"{_EVAL}.hex:TwoDistance"},
+        ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
+        ladder_params={"size": 7},
+        grading=f"{_SETS}:HEX",
+        bench=(
+            BenchRow("envs", "hex 11x11", openspiel="hex", openspiel_params={"board_size": 11}),
+            BenchRow("envs", "hex 19x19", {"size": 19}, openspiel="hex", openspiel_params={"board_size": 19}),
+            BenchRow("search", "hex 7x7", {"size": 7}, openspiel="hex(board_size=7)"),
+            BenchRow("alphabeta", "hex 7x7 dijkstra d3", {"size": 7}, settings={"eval": "dijkstra", "depth": 3}),
+            BenchRow("move", params={"size": 7}, settings={"spec": "mcts:simulations=800"}),
+            BenchRow("move", params={"size": 7}, settings={"spec": "minimax:depth=3,eval=dijkstra"}),
+        ),
+    ),
+    "rastros": GameEntry(
+        f"{_RULES}.rastros:Rastros",
+        "Rastros, 8x8, 8 actions (step directions)",
+        gym_name="Rastros",
+        env=f"{_ENVS}.rastros_v0",
+        drawing=f"{_DRAW}.rastros:draw",
+        heuristics={"paths": f"{_EVAL}.rastros:GoalDistance"},
+        ladder=("random", "minimax:depth=2", "minimax:depth=4", *_MCTS),
+        bench=(BenchRow("envs"),),
+    ),
     "setcover": GameEntry(
-        f"{_HERE}.setcover:SetCover",
+        f"{_RULES}.setcover:SetCover",
         "set covering puzzle (1 player); action = take set i",
-        "SetCover",
-        "boardgym.envs.setcover_env:SetCoverEnv",
+        gym_name="SetCover",
+        gym_entry_point=f"{_ENVS}.setcover_env:SetCoverEnv",
+        drawing=f"{_DRAW}.setcover:draw",
+        web_limits={"problem_size": 100, "num_sets": 200},
+        opponents=("greedy", "astar", "ucs"),
     ),
     "blackbox": GameEntry(
-        f"{_HERE}.blackbox:BlackBox",
+        f"{_RULES}.blackbox:BlackBox",
         "lab 9 black-box bits problem (1 player); gym env: one genome per step",
-        "BlackBox",
-        "boardgym.envs.blackbox_env:BlackBoxEnv",
+        gym_name="BlackBox",
+        gym_entry_point=f"{_ENVS}.blackbox_env:BlackBoxEnv",
+        masked=False,
+        drawing=f"{_DRAW}.blackbox:draw",
+        web_limits={"genome_length": 2000},
+        web_defaults={"instance": 5, "genome_length": 40},
     ),
 }
+"""The games by the name the CLI, agent specs, gym ids and run folders share; adding a game is
+its rules module (and whichever of its other parts it has) plus one line here."""
+
+
+def gym_id(name: str) -> str:
+    """The Gymnasium id of the game registered as ``name``: ``boardgym/<gym_name>-v0``, where a
+    game that gives no ``gym_name`` gets its name in CamelCase (``take_away``: ``TakeAway``)."""
+    gym_name = lookup(GAMES, name, "game").gym_name or "".join(part.title() for part in name.split("_"))
+    return f"boardgym/{gym_name}-v0"
+
+
+def entry_of(game: Game | str) -> GameEntry | None:
+    """The ``GAMES`` entry of a game (by object or name); None for a game made outside the
+    table (a ``Game`` subclass used directly), which then gets every generic part."""
+    return GAMES.get(game if isinstance(game, str) else game.name)
 
 
 def game_class(name: str) -> type[Game]:
@@ -105,16 +284,11 @@ def parse_game_params(items: Iterable[str] | None, game: str | None = None) -> d
     (the ``-p KEY=VALUE`` options of the CLI). With ``game``, each value is read by the
     annotation of that game's parameter; without, the text is kept for ``make_game`` to read."""
     annotations = game_parameters(game_class(game)) if game is not None else {}
-    params: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise BoardgymError(f"cannot read game parameter {item!r}; write KEY=VALUE, e.g. -p size=7")
-        if key in params:
-            raise BoardgymError(f"game parameter {key!r} is given twice; give it once")
-        params[key] = parse_value(text, annotations[key], name=key) if key in annotations else text.strip()
-    return params
+    pairs = read_pairs(items or [], what="-p", example="-p size=7")
+    return {
+        key: parse_value(text, annotations[key], name=key) if key in annotations else text
+        for key, text in pairs.items()
+    }
 
 
 def _hints(cls: type[Game]) -> dict[str, Any]:
@@ -128,4 +302,14 @@ def _admits_text(annotation: Any) -> bool:
     return origin in (typing.Union, types.UnionType) and str in typing.get_args(annotation)
 
 
-__all__ = ["GAMES", "GameEntry", "game_class", "game_parameters", "make_game", "parse_game_params"]
+__all__ = [
+    "GAMES",
+    "BenchRow",
+    "GameEntry",
+    "entry_of",
+    "game_class",
+    "gym_id",
+    "game_parameters",
+    "make_game",
+    "parse_game_params",
+]

@@ -7,14 +7,18 @@ optimisers), and the ``boardgym solve PUZZLE`` runners.
 
 from __future__ import annotations
 
-from boardgym.registry import Entry
+from boardgym.registry import CommandEntry
 
-SOLVERS: dict[str, Entry] = {
-    "setcover": Entry(
-        "boardgym.solve.setcover:main", "greedy and A* (optionally UCS) vs the exact optimum (brute force / milp)"
+SOLVERS: dict[str, CommandEntry] = {
+    "setcover": CommandEntry(
+        "boardgym.solve.setcover:main",
+        "greedy and A* (optionally UCS) vs the exact optimum (brute force / milp)",
+        "boardgym.solve.setcover:Config",
     ),
-    "blackbox": Entry(
-        "boardgym.solve.blackbox_run:main", "lab 9 black-box problem: linkage search and the seed reports' EAs"
+    "blackbox": CommandEntry(
+        "boardgym.solve.blackbox_run:main",
+        "lab 9 black-box problem: linkage search and the seed reports' EAs",
+        "boardgym.solve.blackbox_run:Config",
     ),
 }
 

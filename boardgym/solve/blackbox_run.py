@@ -18,62 +18,56 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from boardgym.config import build_parser, config_from_args, config_to_dict, option
+from boardgym.config import Options, config_to_dict, option, options_from_argv, seed_option
 from boardgym.games.blackbox import BlackBoxProblem, check_instance
-from boardgym.runs import atomic_write_text, run_dir
-from boardgym.solve.blackbox import OPTIMISERS, RunResult, optimiser, run
-from boardgym.types import BoardgymError
+from boardgym.runs import RUNS_ROOT, RunFolder, atomic_write_text
+from boardgym.solve.blackbox import OPTIMISERS, RunResult, run
 
 SEED_000_CALLS = 142_705
 """Calls seed report 000 spent over instances 1, 2, 5 and 10 (reaching 97.1%, 47.6%, 19.3%, 29.0%)."""
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Options):
     """Optimise the lab 9 black-box problem and plot best fitness against fitness calls."""
 
-    instance: str = option("10", "instance number(s) a, comma separated, e.g. 1,2,5,10")
-    algorithm: str = option("linkage", f"one of: {', '.join(OPTIMISERS)}")
-    seed: int = option(0, "seed of the first run")
-    seeds: int = option(1, "runs per instance: seeds seed, seed+1, ...")
-    max_calls: int = option(200_000, "fitness-call budget of each run")
+    instance: tuple[int, ...] = option((10,), "instance number(s) a, comma separated, e.g. 1,2,5,10", minimum=1)
+    algorithm: str = option("linkage", f"one of: {', '.join(OPTIMISERS)}", choices=tuple(OPTIMISERS))
+    seed: int = seed_option(0, "seed of the first run")
+    seeds: int = option(1, "runs per instance: seeds seed, seed+1, ...", minimum=1)
+    max_calls: int = option(200_000, "fitness-call budget of each run", minimum=1)
     target: float = option(
-        1.0, "stop a run once its best fitness reaches this (1.0 is reachable when a divides the length)"
+        1.0,
+        "stop a run once its best fitness reaches this (1.0 is reachable when a divides the length)",
+        above=0,
+        maximum=1,
     )
-    genome_length: int = option(1000, "bits per genome")
-    run_name: str = option("", "run folder name under runs/blackbox/<algorithm>/ (default: seed and time)")
+    genome_length: int = option(1000, "bits per genome", minimum=1)
+    run_name: str | None = option(None, "run folder name under <root>/blackbox/<algorithm>/ (default: seed and time)")
+    root: str = option(str(RUNS_ROOT), "the runs root the run folder goes under")
     progress: bool = option(True, "show a progress bar")
     plot: bool = option(True, "draw fitness.png")
 
+    def check(self) -> None:
+        for instance in self.instance:
+            check_instance(instance, self.genome_length)
+
 
 def main(argv: list[str] | None = None, prog: str = "boardgym solve blackbox") -> int:
-    config = config_from_args(Config, build_parser(Config, prog).parse_args(argv))
-    instances = parse_instances(config.instance, config.genome_length)
-    optimiser(config.algorithm)  # a clear error before any work
-    if config.seeds < 1 or config.max_calls < 1:
-        raise BoardgymError(f"--seeds {config.seeds} and --max-calls {config.max_calls} must be at least 1")
-    results = [
-        _run_with_progress(config, instance, seed)
-        for instance in instances
-        for seed in range(config.seed, config.seed + config.seeds)
-    ]
-    folder = run_dir("blackbox", config.algorithm, config.run_name or None, config.seed)
-    print(summary_table(results))
-    atomic_write_text(folder / "results.json", json.dumps(_to_json(config, results), indent=2) + "\n")
-    if config.plot:
-        plot_curves(results, folder / "fitness.png", config.algorithm)
-    print(f"results: {folder}")
+    config = options_from_argv(Config, argv, prog)
+    folder = RunFolder.named(config.root, "blackbox", config.algorithm, config.run_name, seed=config.seed)
+    with folder.open(what="solve run"):
+        results = [
+            _run_with_progress(config, instance, seed)
+            for instance in config.instance
+            for seed in range(config.seed, config.seed + config.seeds)
+        ]
+        print(summary_table(results))
+        atomic_write_text(folder.path / "results.json", json.dumps(_to_json(config, results), indent=2) + "\n")
+        if config.plot:
+            plot_curves(results, folder.path / "fitness.png", config.algorithm)
+    print(f"results: {folder.path}")
     return 0
-
-
-def parse_instances(text: str, genome_length: int = 1000) -> list[int]:
-    try:
-        values = [int(part) for part in text.replace(" ", "").split(",") if part]
-    except ValueError:
-        raise BoardgymError(f"--instance {text!r} must be instance numbers, e.g. 10 or 1,2,5,10") from None
-    if not values:
-        raise BoardgymError("--instance needs at least one instance number, e.g. 10 or 1,2,5,10")
-    return [check_instance(value, genome_length) for value in values]
 
 
 def summary_table(results: list[RunResult]) -> str:

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.config import build_parser, config_from_args, config_to_dict, option
+from boardgym.config import Options, config_to_dict, option, options_from_argv, seed_option
 from boardgym.games.setcover import SetCover, SetCoverState
-from boardgym.runs import atomic_write_text, run_dir
+from boardgym.runs import RUNS_ROOT, RunFolder, atomic_write_text
 from boardgym.solve.astar import SearchResult, search
 from boardgym.types import Action, BoardgymError
 
@@ -32,20 +32,25 @@ BRUTE_FORCE_LIMIT = 2_000_000
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Options):
     """Solve random (or given) set cover instances with greedy and A*, and check optimality."""
 
-    problem_size: int = option(50, "elements to cover")
-    num_sets: int = option(100, "random sets to choose from")
-    density: float = option(0.2, "probability that an element is in a set")
-    seed: int = option(1, "instance seed (the first one with --seeds)")
-    seeds: int = option(1, "how many instances: seeds seed, seed+1, ...")
-    sets: str = option("", "an explicit instance instead, e.g. '0 1 2;2 3;3 4' (sets separated by ';')")
-    max_nodes: int = option(2_000_000, "node budget of each search (expansions)")
-    time_limit: float = option(60.0, "time budget of each search, seconds")
+    problem_size: int = option(50, "elements to cover", minimum=1)
+    num_sets: int = option(100, "random sets to choose from", minimum=1)
+    density: float = option(0.2, "probability that an element is in a set", above=0, maximum=1)
+    seed: int = seed_option(1, "instance seed (the first one with --seeds)")
+    seeds: int = option(1, "how many instances: seeds seed, seed+1, ...", minimum=1)
+    sets: str | None = option(None, "an explicit instance instead, e.g. '0 1 2;2 3;3 4' (sets separated by ';')")
+    max_nodes: int = option(2_000_000, "node budget of each search (expansions)", minimum=1)
+    time_limit: float = option(60.0, "time budget of each search, seconds", above=0)
     ucs: bool = option(False, "also run uniform-cost search (A* without its heuristic) to compare nodes")
     exact: bool = option(True, "check against the exact optimum (brute force or scipy milp)")
-    run_name: str = option("", "run folder name under runs/setcover/astar/ (default: seed and time)")
+    run_name: str | None = option(None, "run folder name under <root>/setcover/astar/ (default: seed and time)")
+    root: str = option(str(RUNS_ROOT), "the runs root the run folder goes under")
+
+    def check(self) -> None:
+        if self.sets is not None:
+            SetCover(sets=self.sets)
 
 
 def exact_cover_size(game: SetCover) -> int:
@@ -114,22 +119,21 @@ def solve_instance(game: SetCover, config: Config) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None, prog: str = "boardgym solve setcover") -> int:
-    parser = build_parser(Config, prog)
-    config = config_from_args(Config, parser.parse_args(argv))
-    if config.seeds < 1:
-        raise BoardgymError(f"--seeds {config.seeds} must be at least 1")
+    config = options_from_argv(Config, argv, prog)
+    folder = RunFolder.named(config.root, "setcover", "astar", config.run_name, seed=config.seed)
     rows = []
-    print(_header(config))
-    for game in _instances(config):
-        if isinstance(game, str):
-            print(game)
-            continue
-        row = solve_instance(game, config)
-        rows.append(row)
-        print(_format_row(row, config), flush=True)
-    folder = run_dir("setcover", "astar", config.run_name or None, config.seed)
-    atomic_write_text(folder / "results.json", json.dumps({"config": config_to_dict(config), "rows": rows}, indent=2))
-    print(f"results: {folder / 'results.json'}")
+    with folder.open(what="solve run"):
+        print(_header(config))
+        for game in _instances(config):
+            if isinstance(game, str):
+                print(game)
+                continue
+            row = solve_instance(game, config)
+            rows.append(row)
+            print(_format_row(row, config), flush=True)
+        results = folder.path / "results.json"
+        atomic_write_text(results, json.dumps({"config": config_to_dict(config), "rows": rows}, indent=2))
+    print(f"results: {results}")
     if config.exact and any(r["astar_optimal"] and r["astar_cost"] != r["optimum"] for r in rows):
         raise BoardgymError("A* returned a cover larger than the optimum; please report this instance")
     return 0
@@ -138,7 +142,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym solve setcover") -
 def _instances(config: Config) -> Iterator[SetCover | str]:
     """The instances to solve; in a batch (``--seeds`` > 1) an unsolvable draw is reported
     as a line of text and skipped, a single one is an error."""
-    if config.sets:
+    if config.sets is not None:
         yield SetCover(sets=config.sets)
         return
     for seed in range(config.seed, config.seed + config.seeds):

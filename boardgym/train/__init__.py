@@ -13,45 +13,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from boardgym.registry import Entry
+from boardgym.registry import CommandEntry
 
 
 @dataclass(frozen=True)
-class MethodEntry(Entry):
-    """``target``: the method's ``main``; ``agent``: the agent name that loads its checkpoints
-    (``make_agent(f"{agent}:checkpoint=...", game)``)."""
+class MethodEntry(CommandEntry):
+    """``target``: the method's ``main``; ``options``: its ``Config``; ``agent``: the agent name
+    that loads its checkpoints (``make_agent(f"{agent}:checkpoint=...", game)``)."""
 
     agent: str = ""
 
 
+def _method(module: str, summary: str, agent: str) -> MethodEntry:
+    return MethodEntry(f"boardgym.train.{module}:main", summary, f"boardgym.train.{module}:Config", agent)
+
+
 METHODS: dict[str, MethodEntry] = {
-    "qlearning": MethodEntry(
-        "boardgym.train.qlearning:main",
-        "tabular Q-learning, self-play or vs a fixed agent (small games)",
-        "qlearning",
-    ),
-    "montecarlo": MethodEntry(
-        "boardgym.train.montecarlo:main", "tabular Monte Carlo control, self-play or vs a fixed agent", "montecarlo"
-    ),
-    "ppo": MethodEntry(
-        "boardgym.train.ppo:main", "MaskablePPO on the gym envs, vs a fixed agent or a pool of past selves", "ppo"
-    ),
-    "es": MethodEntry(
-        "boardgym.train.es:main",
-        "evolution strategy / GA for Nim players (seed rules or nim-sum-capable weights)",
-        "es",
-    ),
-    "coevolve": MethodEntry(
-        "boardgym.train.coevolve:main",
-        "coevolution of alpha-beta evaluation weights by cup tournaments",
-        "coevolved",
-    ),
-    "neat": MethodEntry(
-        "boardgym.train.neat:main", "NEAT networks (neat-python) vs random, shallow minimax and each other", "neat"
-    ),
-    "alphazero": MethodEntry(
-        "boardgym.train.alphazero:main", "AlphaZero: batched PUCT self-play, ResNet, CUDA when there", "alphazero"
-    ),
+    "qlearning": _method("qlearning", "tabular Q-learning, self-play or vs a fixed agent (small games)", "qlearning"),
+    "montecarlo": _method("montecarlo", "tabular Monte Carlo control, self-play or vs a fixed agent", "montecarlo"),
+    "ppo": _method("ppo", "MaskablePPO on the gym envs, vs a fixed agent or a pool of past selves", "ppo"),
+    "es": _method("es", "evolution strategy / GA for Nim players (seed rules or nim-sum-capable weights)", "es"),
+    "coevolve": _method("coevolve", "coevolution of alpha-beta evaluation weights by cup tournaments", "coevolved"),
+    "neat": _method("neat", "NEAT networks (neat-python) vs random, shallow minimax and each other", "neat"),
+    "alphazero": _method("alphazero", "AlphaZero: batched PUCT self-play, ResNet, CUDA when there", "alphazero"),
 }
 
 __all__ = ["METHODS", "MethodEntry"]

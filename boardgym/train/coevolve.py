@@ -36,7 +36,7 @@ import torch
 from boardgym.agents.coevolved import FORMAT, CoevolvedAgent, feature_count, weighted_minimax
 from boardgym.config import option
 from boardgym.game import Game
-from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least, run_main
+from boardgym.train.training_run import RunConfig, TrainingRun, run_main
 from boardgym.types import BoardgymError
 
 METHOD = "coevolve"
@@ -53,20 +53,28 @@ class Config(RunConfig):
 
     game: str = option("rastros", "game with features(state, player): rastros, tictactoe, quixo, hex")
     eval_every: int = option(5, "generations between measurements (0: end only)")
-    population: int = option(16, "chromosomes per generation (a power of two, for the cup)")
-    generations: int = option(15, "generations")
-    depths: tuple[int, ...] = option((1, 2), "alpha-beta depth limits every cup match is played at")
-    pairs: int = option(2, "game pairs (each side first once) per depth limit in a cup match")
-    openings: int = option(2, "random plies that open both games of a pair, so that pairs differ")
-    elite: float = option(0.25, "share of the best chromosomes copied unchanged into the next generation")
-    tournament_size: int = option(3, "rivals drawn for each tournament selection of a parent")
-    mutation: float = option(0.2, "probability that a gene of a child is mutated")
-    delta: float = option(0.3, "largest step of a mutation (uniform in [-delta, delta])")
+    population: int = option(16, "chromosomes per generation (a power of two, for the cup)", minimum=2)
+    generations: int = option(15, "generations", minimum=1)
+    depths: tuple[int, ...] = option(
+        (1, 2), "alpha-beta depth limits every cup match is played at", minimum=1, hint="e.g. 1,2"
+    )
+    pairs: int = option(2, "game pairs (each side first once) per depth limit in a cup match", minimum=1)
+    openings: int = option(2, "random plies that open both games of a pair, so that pairs differ", minimum=0)
+    elite: float = option(
+        0.25, "share of the best chromosomes copied unchanged into the next generation", minimum=0, maximum=0.999
+    )
+    tournament_size: int = option(3, "rivals drawn for each tournament selection of a parent", minimum=1)
+    mutation: float = option(0.2, "probability that a gene of a child is mutated", minimum=0, maximum=1)
+    delta: float = option(0.3, "largest step of a mutation (uniform in [-delta, delta])", minimum=0)
+
+    def check(self) -> None:
+        super().check()
+        if self.population & (self.population - 1):
+            raise BoardgymError(f"--population {self.population} must be a power of two (>= 2) for the cup, e.g. 16")
 
 
 def train(config: Config) -> Path:
     """Coevolve and return the path of the final checkpoint (``coevolved:checkpoint=PATH``)."""
-    _check_config(config)
     run = TrainingRun(
         config, METHOD, format=FORMAT, total=config.generations, unit="gen", resume_keys=("population", "rng_state")
     )
@@ -216,17 +224,6 @@ def _next_generation(config: Config, population: np.ndarray, fitness: np.ndarray
 def _tournament(fitness: np.ndarray, size: int, rng: np.random.Generator) -> int:
     rivals = rng.integers(len(fitness), size=size)
     return int(rivals[np.argmax(fitness[rivals])])
-
-
-def _check_config(config: Config) -> None:
-    n = config.population
-    if n < 2 or n & (n - 1):
-        raise BoardgymError(f"--population {n} must be a power of two (>= 2) for the cup, e.g. 16")
-    if not config.depths or min(config.depths) < 1:
-        raise BoardgymError(f"--depths {config.depths!r} must be positive depth limits, e.g. 1,2")
-    check_at_least(config, ("generations", "pairs", "tournament_size"))
-    if not 0 <= config.elite < 1:
-        raise BoardgymError(f"--elite {config.elite} must be a share in [0, 1)")
 
 
 if __name__ == "__main__":

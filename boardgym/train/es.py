@@ -36,7 +36,7 @@ from boardgym.agents.evolved_nim import FORMAT, GENOMES, EvolvedNimAgent, NimPol
 from boardgym.agents.nim_perfect import mover_wins, winning_moves
 from boardgym.config import option
 from boardgym.games.nim import Nim, NimState
-from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least, run_main
+from boardgym.train.training_run import RunConfig, TrainingRun, run_main
 from boardgym.types import Action, BoardgymError
 
 METHOD = "es"
@@ -49,21 +49,31 @@ class Config(RunConfig):
     game: str = option("nim", "game: nim only (its parameters via -p)")
     eval_every: int = option(5, "generations between measurements (0: end only)")
     eval_games: int = option(200, "games per measurement and opponent, seats alternating")
-    genome: str = option("weights", "genome: weights (linear evaluation, can express nim-sum) or rules (seed's)")
-    strategy: str = option("plus", "survivors: plus (mu + lambda) or comma (mu, lambda)")
-    selection: str = option("tournament", "parent selection: tournament or roulette")
-    mu: int = option(20, "parents kept each generation")
-    offspring: int = option(60, "children bred each generation (lambda)")
-    generations: int = option(30, "generations")
-    games: int = option(40, "fitness games against each of random and optimal, per individual")
-    sigma: float = option(0.3, "standard deviation of the Gaussian mutation of each gene")
-    crossover: float = option(0.5, "probability that a child mixes two parents (uniform crossover)")
-    tournament_size: int = option(3, "contestants per tournament selection")
+    genome: str = option(
+        "weights", "genome: weights (linear evaluation, can express nim-sum) or rules (seed's)", choices=GENOMES
+    )
+    strategy: str = option("plus", "survivors: plus (mu + lambda) or comma (mu, lambda)", choices=("plus", "comma"))
+    selection: str = option(
+        "tournament", "parent selection: tournament or roulette", choices=("tournament", "roulette")
+    )
+    mu: int = option(20, "parents kept each generation", minimum=1)
+    offspring: int = option(60, "children bred each generation (lambda)", minimum=1)
+    generations: int = option(30, "generations", minimum=1)
+    games: int = option(40, "fitness games against each of random and optimal, per individual", minimum=1)
+    sigma: float = option(0.3, "standard deviation of the Gaussian mutation of each gene", minimum=0)
+    crossover: float = option(
+        0.5, "probability that a child mixes two parents (uniform crossover)", minimum=0, maximum=1
+    )
+    tournament_size: int = option(3, "contestants per tournament selection", minimum=1)
+
+    def check(self) -> None:
+        super().check()
+        if self.strategy == "comma" and self.offspring < self.mu:
+            raise BoardgymError(f"--strategy comma needs --offspring ({self.offspring}) >= --mu ({self.mu})")
 
 
 def train(config: Config) -> Path:
     """Evolve and return the path of the final checkpoint (``es:checkpoint=PATH``)."""
-    _check_config(config)
     run = TrainingRun(
         config,
         METHOD,
@@ -228,16 +238,6 @@ def _select(config: Config, fitness: np.ndarray, rng: np.random.Generator) -> in
         return int(contestants[np.argmax(fitness[contestants])])
     weights = fitness + 1e-9
     return int(rng.choice(len(fitness), p=weights / weights.sum()))
-
-
-def _check_config(config: Config) -> None:
-    choices = {"genome": GENOMES, "strategy": ("plus", "comma"), "selection": ("tournament", "roulette")}
-    for name, allowed in choices.items():
-        if getattr(config, name) not in allowed:
-            raise BoardgymError(f"--{name} {getattr(config, name)!r} must be one of: {', '.join(allowed)}")
-    check_at_least(config, ("mu", "offspring", "generations", "games", "tournament_size"))
-    if config.strategy == "comma" and config.offspring < config.mu:
-        raise BoardgymError(f"--strategy comma needs --offspring ({config.offspring}) >= --mu ({config.mu})")
 
 
 if __name__ == "__main__":

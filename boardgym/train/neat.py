@@ -41,7 +41,7 @@ from boardgym.config import option
 from boardgym.game import Game
 from boardgym.runs import atomic_write_bytes
 from boardgym.train.neat_state import decode_state, encode_state, population_state, restore_population
-from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least, run_main
+from boardgym.train.training_run import RunConfig, TrainingRun, run_main
 from boardgym.types import BoardgymError
 
 METHOD = "neat"
@@ -57,26 +57,32 @@ class Config(RunConfig):
     seed: int = option(0, "seed of neat-python's mutations, of the games and of the measurement")
     eval_every: int = option(5, "generations between measurements (0: end only)")
     mode: str = option(
-        "afterstate", "afterstate (score the position each move leaves) or policy (one output per action)"
+        "afterstate",
+        "afterstate (score the position each move leaves) or policy (one output per action)",
+        choices=MODES,
     )
-    population: int = option(50, "genomes per generation")
-    generations: int = option(20, "generations")
-    games_random: int = option(10, "fitness games per genome against random")
-    games_minimax: int = option(4, "fitness games per genome against minimax:depth=1")
-    games_peers: int = option(4, "fitness games per genome against other genomes of its generation")
-    activation: str = option("tanh", f"node activation: {', '.join(ACTIVATIONS)}")
-    conn_add_prob: float = option(0.3, "probability of adding a connection per reproduction")
-    node_add_prob: float = option(0.1, "probability of adding a node per reproduction")
-    weight_mutate_power: float = option(0.5, "standard deviation of a weight mutation")
-    compatibility_threshold: float = option(3.0, "genomic distance that separates species")
-    elitism: int = option(2, "best genomes of each species copied unchanged")
-    playoff_size: int = option(5, "best genomes of the last generation that meet in a final playoff")
-    playoff_games: int = option(40, "playoff games per contender against random and against minimax:depth=1")
+    population: int = option(50, "genomes per generation", minimum=2)
+    generations: int = option(20, "generations", minimum=1)
+    games_random: int = option(10, "fitness games per genome against random", minimum=0)
+    games_minimax: int = option(4, "fitness games per genome against minimax:depth=1", minimum=0)
+    games_peers: int = option(4, "fitness games per genome against other genomes of its generation", minimum=0)
+    activation: str = option("tanh", f"node activation: {', '.join(ACTIVATIONS)}", choices=ACTIVATIONS)
+    conn_add_prob: float = option(0.3, "probability of adding a connection per reproduction", minimum=0, maximum=1)
+    node_add_prob: float = option(0.1, "probability of adding a node per reproduction", minimum=0, maximum=1)
+    weight_mutate_power: float = option(0.5, "standard deviation of a weight mutation", minimum=0)
+    compatibility_threshold: float = option(3.0, "genomic distance that separates species", above=0)
+    elitism: int = option(2, "best genomes of each species copied unchanged", minimum=0)
+    playoff_size: int = option(5, "best genomes of the last generation that meet in a final playoff", minimum=1)
+    playoff_games: int = option(40, "playoff games per contender against random and against minimax:depth=1", minimum=1)
+
+    def check(self) -> None:
+        super().check()
+        if self.games_random + self.games_minimax + self.games_peers < 1:
+            raise BoardgymError("the fitness needs games: set --games-random, --games-minimax or --games-peers above 0")
 
 
 def train(config: Config) -> Path:
     """Evolve and return the path of the final checkpoint (``neat:checkpoint=PATH``)."""
-    _check_config(config)
     run = TrainingRun(config, METHOD, format=FORMAT, total=config.generations, unit="gen")
     game = run.game
     if game.num_players != 2:
@@ -244,18 +250,6 @@ def _neat_config(config: Config, game: Game, path: Path) -> neat.Config:
     return neat.Config(
         neat.DefaultGenome, neat.DefaultReproduction, neat.DefaultSpeciesSet, neat.DefaultStagnation, str(path)
     )
-
-
-def _check_config(config: Config) -> None:
-    if config.mode not in MODES:
-        raise BoardgymError(f"--mode {config.mode!r} must be one of: {', '.join(MODES)}")
-    if config.activation not in ACTIVATIONS:
-        raise BoardgymError(f"--activation {config.activation!r} must be one of: {', '.join(ACTIVATIONS)}")
-    if config.population < 2:
-        raise BoardgymError(f"--population {config.population} must be at least 2")
-    if config.games_random + config.games_minimax + config.games_peers < 1:
-        raise BoardgymError("the fitness needs games: set --games-random, --games-minimax or --games-peers above 0")
-    check_at_least(config, ("generations",))
 
 
 NEAT_TEMPLATE = """\

@@ -21,7 +21,6 @@ and so does ``ppo:checkpoint=final.zip`` (as any ``MaskablePPO.save()`` file of 
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,7 +43,7 @@ from boardgym.agents.sb3_zip import write_sb3_zip
 from boardgym.config import option
 from boardgym.game import Game
 from boardgym.games import GAMES
-from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least, run_main
+from boardgym.train.training_run import RunConfig, TrainingRun, run_main
 from boardgym.types import Action, BoardgymError
 
 METHOD = "ppo"
@@ -59,29 +58,34 @@ class Config(RunConfig):
     seed: int = option(0, "seed of the networks, the envs and the measurement games")
     eval_every: int = option(50_000, "steps between measurements against random and the baseline (0: end only)")
     opponent: str = option("random", "agent spec the learner plays against, or 'self' for a pool of past policies")
-    seat: str = option("random", "learner's seat: 0 (first), 1 (second) or random each episode")
-    timesteps: int = option(300_000, "environment steps (learner moves) to train for")
-    n_envs: int = option(8, "parallel environments (in one process)")
-    n_steps: int = option(256, "steps per environment per rollout")
-    batch_size: int = option(256, "minibatch size of the PPO updates")
-    n_epochs: int = option(4, "passes over each rollout")
-    learning_rate: float = option(3e-4, "Adam learning rate")
-    gamma: float = option(0.99, "discount: below 1 prefers quicker wins")
-    gae_lambda: float = option(0.95, "GAE lambda")
-    clip_range: float = option(0.2, "PPO clip range")
-    ent_coef: float = option(0.01, "entropy bonus")
-    net_arch: tuple[int, ...] = option((256, 256), "hidden layer sizes of the policy and value networks")
-    pool_size: int = option(10, "self-play: past policies kept in the opponent pool")
-    snapshot_every: int = option(50_000, "self-play: steps between snapshots added to the pool")
-    pool_random: float = option(0.2, "self-play: probability that an episode's opponent is random instead")
-    checkpoint_every: int = option(50_000, "steps between checkpoints (0: end only)")
+    seat: str = option(
+        "random", "learner's seat: 0 (first), 1 (second) or random each episode", choices=("0", "1", "random")
+    )
+    timesteps: int = option(300_000, "environment steps (learner moves) to train for", minimum=1)
+    n_envs: int = option(8, "parallel environments (in one process)", minimum=1)
+    n_steps: int = option(256, "steps per environment per rollout", minimum=1)
+    batch_size: int = option(256, "minibatch size of the PPO updates", minimum=1)
+    n_epochs: int = option(4, "passes over each rollout", minimum=1)
+    learning_rate: float = option(3e-4, "Adam learning rate", minimum=0)
+    gamma: float = option(0.99, "discount: below 1 prefers quicker wins", minimum=0, maximum=1)
+    gae_lambda: float = option(0.95, "GAE lambda", minimum=0, maximum=1)
+    clip_range: float = option(0.2, "PPO clip range", above=0, hint="e.g. 0.2")
+    ent_coef: float = option(0.01, "entropy bonus", minimum=0)
+    net_arch: tuple[int, ...] = option(
+        (256, 256), "hidden layer sizes of the policy and value networks", minimum=1, hint="e.g. 256,256"
+    )
+    pool_size: int = option(10, "self-play: past policies kept in the opponent pool", minimum=1)
+    snapshot_every: int = option(50_000, "self-play: steps between snapshots added to the pool", minimum=0)
+    pool_random: float = option(
+        0.2, "self-play: probability that an episode's opponent is random instead", minimum=0, maximum=1
+    )
+    checkpoint_every: int = option(50_000, "steps between checkpoints (0: end only)", minimum=0)
     device: str = option("cpu", "torch device: cpu (fastest for these small networks), cuda or auto")
-    threads: int = option(1, "torch CPU threads (more only helps with large batches on an idle machine)")
+    threads: int = option(1, "torch CPU threads (more only helps with large batches on an idle machine)", minimum=1)
 
 
 def train(config: Config) -> Path:
     """Train and return the path of the final checkpoint (``ppo:checkpoint=PATH``)."""
-    _check_config(config)
     run = TrainingRun(
         config,
         METHOD,
@@ -240,26 +244,6 @@ class Periodic(BaseCallback):
                 task()
         self.last_step = step
         return True
-
-
-def _check_config(config: Config) -> None:
-    if config.seat not in ("0", "1", "random"):
-        raise BoardgymError(f"--seat {config.seat!r} must be 0, 1 or random")
-    check_at_least(config, ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "pool_size", "threads"))
-    if not config.net_arch or any(not isinstance(n, int) or n < 1 for n in config.net_arch):
-        raise BoardgymError(f"--net-arch {config.net_arch!r} must be positive layer sizes, e.g. 256,256")
-    if not 0 <= config.pool_random <= 1:
-        raise BoardgymError(f"--pool-random {config.pool_random} must be between 0 and 1")
-    for name in ("learning_rate", "ent_coef"):
-        if not 0 <= getattr(config, name) < math.inf:
-            raise BoardgymError(
-                f"--{name.replace('_', '-')} {getattr(config, name)} must be a finite number, 0 or more"
-            )
-    for name in ("gamma", "gae_lambda"):
-        if not 0 <= getattr(config, name) <= 1:
-            raise BoardgymError(f"--{name.replace('_', '-')} {getattr(config, name)} must be between 0 and 1")
-    if not 0 < config.clip_range < math.inf:
-        raise BoardgymError(f"--clip-range {config.clip_range} must be a finite number above 0, e.g. 0.2")
 
 
 if __name__ == "__main__":

@@ -22,8 +22,7 @@ from boardgym.agents.registry import make_agent
 from boardgym.agents.tabular import FORMAT, TabularAgent, ValueTable
 from boardgym.config import option
 from boardgym.game import Game
-from boardgym.train.training_run import RunConfig, TrainingRun, check_at_least
-from boardgym.types import BoardgymError
+from boardgym.train.training_run import RunConfig, TrainingRun
 
 Episode = Callable[[float], tuple[float, ...]]
 """Plays one episode at exploration rate epsilon, updating the table; returns the final
@@ -40,12 +39,14 @@ class TabularConfig(RunConfig):
     eval_every: int = option(25_000, "episodes between measurements against random and the baseline (0: end only)")
     eval_games: int = option(200, "games per measurement and opponent, seats alternating")
     opponent: str = option("self", "'self' for self-play, or the agent spec to train against, e.g. random")
-    episodes: int = option(100_000, "training episodes (games)")
-    alpha: float = option(0.5, "step size of the value updates")
-    epsilon_start: float = option(1.0, "exploration rate of epsilon-greedy play at the start")
-    epsilon_end: float = option(0.1, "exploration rate reached at the end of the decay")
-    epsilon_decay: float = option(0.8, "fraction of the episodes over which epsilon decays linearly")
-    checkpoint_every: int = option(50_000, "episodes between checkpoints (0: end only)")
+    episodes: int = option(100_000, "training episodes (games)", minimum=1)
+    alpha: float = option(0.5, "step size of the value updates", above=0, maximum=1)
+    epsilon_start: float = option(1.0, "exploration rate of epsilon-greedy play at the start", minimum=0, maximum=1)
+    epsilon_end: float = option(0.1, "exploration rate reached at the end of the decay", minimum=0, maximum=1)
+    epsilon_decay: float = option(
+        0.8, "fraction of the episodes over which epsilon decays linearly", minimum=0, maximum=1
+    )
+    checkpoint_every: int = option(50_000, "episodes between checkpoints (0: end only)", minimum=0)
 
 
 def epsilon_at(config: TabularConfig, episode: int) -> float:
@@ -56,7 +57,6 @@ def epsilon_at(config: TabularConfig, episode: int) -> float:
 
 def train_tabular(config: TabularConfig, method: str, make_episode: EpisodeFactory) -> Path:
     """Run ``method`` with ``config``; returns the path of the final checkpoint."""
-    _check_config(config)
     run = TrainingRun(config, method, format=FORMAT, total=config.episodes, unit="ep", resume_keys=("rng_state",))
     game = run.game
     opponent = None if config.opponent == "self" else make_agent(config.opponent, game, seed=config.seed + 1)
@@ -101,16 +101,6 @@ def train_tabular(config: TabularConfig, method: str, make_episode: EpisodeFacto
                 measure()
         measure()
         return run.finish(payload())
-
-
-def _check_config(config: TabularConfig) -> None:
-    check_at_least(config, ("episodes",))
-    if not 0 < config.alpha <= 1:
-        raise BoardgymError(f"--alpha {config.alpha} must be in (0, 1]")
-    for name in ("epsilon_start", "epsilon_end", "epsilon_decay"):
-        value = getattr(config, name)
-        if not 0 <= value <= 1:
-            raise BoardgymError(f"--{name.replace('_', '-')} {value} must be between 0 and 1")
 
 
 def _tuple_state(value: Any) -> Any:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, ExitStack
@@ -43,22 +42,27 @@ from typing import Any, TypeVar
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
-from boardgym.config import check_seed, config_from_argv, config_to_dict, option, write_config
+from boardgym.config import (
+    Options,
+    config_to_dict,
+    game_params_option,
+    option,
+    options_from_argv,
+    seed_option,
+    write_config,
+)
 from boardgym.evaluate.grade import mistake_rate
 from boardgym.evaluate.match import play_games
 from boardgym.game import Game
-from boardgym.games import make_game, parse_game_params
+from boardgym.games import make_game
 from boardgym.runs import (
     CHECKPOINT,
     FINAL,
-    LOCK_FILE,
-    RunLock,
-    check_root,
+    RunFolder,
     check_run_name,
     checkpoint_content,
     load_checkpoint,
     os_error_sentence,
-    run_dir,
     save_checkpoint,
 )
 from boardgym.types import BoardgymError
@@ -71,17 +75,17 @@ _OLD_STEP_KEYS = ("episodes_done", "timesteps", "generation", "iteration")
 
 
 @dataclass(frozen=True)
-class RunConfig:
-    """The fields every training method has; each method's ``Config`` extends it (and may
-    redeclare a field to change its default or help)."""
+class RunConfig(Options):
+    """The options every training method has; each method's ``Config`` extends it (and may
+    redeclare a field to change its default or help: the field's rules carry over)."""
 
     game: str = option("tictactoe", "game to train on (boardgym list games)")
-    game_params: str = option(
-        "", "game parameters, space separated KEY=VALUE, e.g. 'size=3' or 'heaps=3,4,5 misere=true'"
+    game_params: dict[str, Any] = game_params_option("game parameter, repeatable: -p size=3 -p max_moves=40")
+    seed: int = seed_option(0, "seed of every random choice of the run (training and measurement games)")
+    eval_every: int = option(
+        0, "steps between measurements against random and the baseline (0: at the end only)", minimum=0
     )
-    seed: int = option(0, "seed of every random choice of the run (training and measurement games)")
-    eval_every: int = option(0, "steps between measurements against random and the baseline (0: at the end only)")
-    eval_games: int = option(100, "games per measurement and opponent, seats alternating")
+    eval_games: int = option(100, "games per measurement and opponent, seats alternating", minimum=1)
     run_name: str | None = option(
         None, "run folder name under <root>/<game>/<method>/ (default: s<seed>-<date>-<time>)"
     )
@@ -89,12 +93,16 @@ class RunConfig:
     resume: bool = option(False, "continue the run in --run-name from its checkpoint.pt")
     progress: bool = option(True, "show a progress bar")
 
+    def check(self) -> None:
+        if self.resume and not self.run_name:
+            raise BoardgymError("--resume needs --run-name NAME: the run folder to continue")
+        if self.run_name:
+            check_run_name(self.run_name)
+
 
 def game_from_config(config: RunConfig) -> Game:
-    """The game a config names: ``--game quixo -p size=3`` (``game_params`` items separated by
-    spaces or ';', each value read by the annotation of the game's parameter)."""
-    items = [item for item in re.split(r"[;\s]+", config.game_params or "") if item]
-    return make_game(config.game, **parse_game_params(items, config.game))
+    """The game a config names: ``--game quixo -p size=3``."""
+    return make_game(config.game, **config.game_params)
 
 
 def check_at_least(config: Any, names: Iterable[str], minimum: int = 1) -> None:
@@ -161,7 +169,8 @@ class TrainingRun:
         notes: dict[str, Any] | None = None,
         players: tuple[int, ...] = (2,),
     ) -> None:
-        _check_run_config(config)
+        if not dataclasses.is_dataclass(config) or not isinstance(config, RunConfig):
+            raise TypeError(f"a training config must extend RunConfig, not {type(config).__name__}")
         self.config = config
         self.method = method
         self.format = format
@@ -175,14 +184,13 @@ class TrainingRun:
                 f"{method} trains {' or '.join(_WORDS.get(n, str(n)) for n in players)}-player games; {self.game.name} has "
                 f"{self.game.num_players} player(s): pick another --game (boardgym list games)"
             )
-        self.folder = run_dir(self.game.name, method, config.run_name, config.seed, config.root, create=False)
+        self.run_folder = RunFolder.named(config.root, self.game.name, method, config.run_name, seed=config.seed)
+        self.folder = self.run_folder.path
         self.step = 0
         self.resumed: dict[str, Any] | None = None
         self.writer: Any = None
         self.bar: Any = None
         self._stack = ExitStack()
-        self._fresh = False
-        self._saved = False
         self._opponents: dict[str, Agent | str] | None = None
         self.metrics: dict[str, float] = {}
         """The latest value of every scalar ``measure`` logged: the HParams tab's metrics."""
@@ -214,16 +222,8 @@ class TrainingRun:
 
     def _open(self) -> None:
         config, folder = self.config, self.folder
-        folder.mkdir(parents=True, exist_ok=True)
-        lock = RunLock(folder).acquire()
-        self._stack.callback(lock.release)
-        existing = [path for path in folder.iterdir() if path.name != LOCK_FILE]
+        self.run_folder.open(resume=config.resume, holds=CHECKPOINT, what="run")
         if config.resume:
-            if not self.checkpoint_path.is_file():
-                raise BoardgymError(
-                    f"--resume: there is no {CHECKPOINT} in {str(folder)!r} to continue from; check --run-name "
-                    "and --root, or start a new run under another --run-name"
-                )
             self.resumed = load_checkpoint(
                 self.checkpoint_path,
                 format=self.format,
@@ -233,12 +233,6 @@ class TrainingRun:
             )
             with self.restoring():
                 self.step = _resumed_step(self.resumed)
-        elif existing:
-            raise BoardgymError(
-                f"run folder {str(folder)!r} already holds a run; pass --resume to continue it, "
-                "or another --run-name for a new one"
-            )
-        self._fresh = not existing
         write_config(folder / "config.json", config, method=self.method, **self.notes)
         self.writer = make_writer(folder)
         self._stack.callback(self.writer.close)
@@ -267,24 +261,12 @@ class TrainingRun:
         self._stack.callback(callback)
 
     def close(self, error: BaseException | None = None) -> None:
+        """Close what the run opened; a fresh run refused for bad input before its first
+        checkpoint leaves an empty folder (``RunFolder.close``)."""
         try:
             self._stack.close()
         finally:
-            if isinstance(error, BoardgymError) and self._fresh and not self._saved:
-                self._clear_folder()
-
-    def _clear_folder(self) -> None:
-        """Remove what a fresh run refused for bad input wrote before its first checkpoint, so
-        that the same --run-name works once the input is fixed (the lock file stays)."""
-        import shutil
-
-        for path in self.folder.iterdir():
-            if path.name == LOCK_FILE:
-                continue
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)
+            self.run_folder.close(error)
 
     # -- progress, scalars and messages -----------------------------------------------------------
     def advance(self, count: int = 1, **postfix: Any) -> None:
@@ -367,7 +349,7 @@ class TrainingRun:
             "config": json.dumps(config_to_dict(self.config)),
         }
         written = save_checkpoint(path or self.checkpoint_path, stamped, format=self.format, game=self.game)
-        self._saved = True
+        self.run_folder.keep()
         return written
 
     def finish(self, payload: dict[str, Any]) -> Path:
@@ -389,7 +371,7 @@ def run_main(config_cls: type[C], train: Callable[[C], Path], argv: list[str] | 
 
     agent = METHODS[method].agent
     try:
-        path = train(config_from_argv(config_cls, argv, prog))
+        path = train(options_from_argv(config_cls, argv, prog))
     except BoardgymError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
@@ -439,20 +421,6 @@ def log_hparams(writer: Any, config: Any, extra: dict[str, Any], metrics: dict[s
 
     for summary in hparams(hparam_values(config, extra), dict(metrics)):
         writer.file_writer.add_summary(summary, step)
-
-
-def _check_run_config(config: RunConfig) -> None:
-    if not dataclasses.is_dataclass(config) or not isinstance(config, RunConfig):
-        raise TypeError(f"a training config must extend RunConfig, not {type(config).__name__}")
-    check_seed(config.seed)
-    if config.eval_every < 0:
-        raise BoardgymError(f"--eval-every {config.eval_every} must be 0 (at the end only) or more")
-    check_at_least(config, ("eval_games",))
-    if config.resume and not config.run_name:
-        raise BoardgymError("--resume needs --run-name NAME: the run folder to continue")
-    if config.run_name:
-        check_run_name(config.run_name)
-    check_root(config.root)
 
 
 def _resumed_step(payload: dict[str, Any]) -> int:

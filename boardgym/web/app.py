@@ -46,6 +46,7 @@ from boardgym.agents.registry import AGENTS, agent_class, spec_parameters
 from boardgym.evaluate.records import jsonable
 from boardgym.game import Game
 from boardgym.games import GAMES, game_class, game_parameters, make_game
+from boardgym.registry import read_pairs
 from boardgym.types import BoardgymError, IllegalActionError
 from boardgym.web.pool import AgentPool
 from boardgym.web.sessions import RequestError, Session, SessionStore, build_game, build_seat
@@ -64,8 +65,6 @@ except ImportError:  # pragma: no cover - checked by serve()
 
 MAX_BODY = 16 * 1024
 STATIC = Path(__file__).parent / "static"
-# Where the game's own default makes a page game no person would finish by clicking.
-PAGE_DEFAULTS: dict[str, dict[str, Any]] = {"blackbox": {"instance": 5, "genome_length": 40}}
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
     "x-content-type-options": "nosniff",
@@ -250,15 +249,13 @@ def create_app(
 def checkpoints_from(items: Sequence[str]) -> dict[str, str]:
     """``["az=runs/hex/alphazero/s0/final.pt"]`` -> ``{"az": "alphazero:checkpoint=..."}``: the
     agent that plays a checkpoint is read from the file's format."""
+    pairs = read_pairs(items, what="--checkpoint", example="--checkpoint az=runs/hex/alphazero/s0/final.pt")
     checkpoints: dict[str, str] = {}
-    for item in items:
-        name, sep, path = item.partition("=")
-        if not sep or not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", name) or not path:
+    for name, path in pairs.items():
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", name) or not path:
             raise BoardgymError(
-                f"cannot read --checkpoint {item!r}; write NAME=PATH with a short NAME of letters, digits, - _ ."
+                f"cannot read --checkpoint {name}={path}; write NAME=PATH with a short NAME of letters, digits, - _ ."
             )
-        if name in checkpoints:
-            raise BoardgymError(f"checkpoint name {name!r} is given twice; give each checkpoint its own name")
         checkpoints[name] = f"{checkpoint_agent(path)}:checkpoint={Path(path).resolve()}"
     return checkpoints
 
@@ -416,7 +413,7 @@ def _meta(checkpoints: Mapping[str, str], move_seconds: float, max_sessions: int
         default = make_game(name)
         params = []
         for key in game_parameters(cls):
-            value = PAGE_DEFAULTS.get(name, {}).get(key, default.params().get(key))
+            value = entry.web_defaults.get(key, default.params().get(key))
             params.append({"name": key, "default": _param_text(value)})
         games.append(
             {
@@ -424,7 +421,7 @@ def _meta(checkpoints: Mapping[str, str], move_seconds: float, max_sessions: int
                 "summary": entry.summary,
                 "players": default.num_players,
                 "params": params,
-                "agents": _suggested_agents(default),
+                "agents": suggested_agents(default, entry.opponents),
             }
         )
     agents = [
@@ -450,17 +447,15 @@ def spec_parameters_of(name: str) -> list[str]:
         return []
 
 
-def _suggested_agents(game: Game) -> list[str]:
-    if game.name == "setcover":
-        return ["greedy", "astar", "ucs", "random"]
+def suggested_agents(game: Game, own: Sequence[str] = ()) -> list[str]:
+    """The agents the page suggests for ``game``: the generic ones, with the game's own
+    (``opponents`` of its entry) after them, or before them for a puzzle."""
     if game.num_players == 1:
-        return ["random"]
-    specs = ["random", "minimax:depth=2", "mcts:simulations=300", "mcts:time=2"]
+        return [*own, "random"]
+    generic = ["random", "minimax:depth=2", "mcts:simulations=300", "mcts:time=2"]
     if game.solvable_by_search:
-        specs.append("perfect")
-    if game.name == "nim":
-        specs.append("nimsum")
-    return specs
+        generic.append("perfect")
+    return [*generic, *own]
 
 
 def _param_text(value: Any) -> str:

@@ -33,11 +33,7 @@ HUMAN = "human"
 MAX_NUMBER = 1000
 MAX_TEXT = 200
 MAX_LIST = 16
-GAME_LIMITS: dict[str, dict[str, int]] = {
-    "nim": {"heaps": 60, "k": 60},
-    "setcover": {"problem_size": 100, "num_sets": 200},
-    "blackbox": {"genome_length": 2000},
-}
+# A game's own tighter limits are its GAMES entry's web_limits.
 MAX_ACTIONS = 1000
 NO_LIMIT = {"seed"}  # instance seeds may be any 32-bit number
 
@@ -248,12 +244,12 @@ def build_game(name: Any, params: Any) -> Game:
     """The game a page asks for, its parameters checked against the limits above."""
     if not isinstance(name, str) or not name:
         raise RequestError(400, "'game' must be a game name, e.g. \"tictactoe\"")
-    lookup(GAMES, name, "game")  # unknown names: one sentence listing the games
+    entry = lookup(GAMES, name, "game")  # unknown names: one sentence listing the games
     if params is None:
         params = {}
     if not isinstance(params, dict):
         raise RequestError(400, "'params' must be an object of game parameters, e.g. {\"size\": 7}")
-    limits = GAME_LIMITS.get(name, {})
+    limits = entry.web_limits
     for key, value in params.items():
         _check_value(name, key, value, limits.get(key, MAX_NUMBER))
     try:

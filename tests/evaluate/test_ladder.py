@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
 from boardgym.cli import main
-from boardgym.evaluate.ladder import LADDERS, Ladder, Mistakes, ladder_agents, ladder_folder, run_ladder, set_grader
+from boardgym.evaluate.ladder import Mistakes, ladder_agents, ladders, run_ladder, set_grader
 from boardgym.games import GAMES, make_game
 from boardgym.types import BoardgymError
 
 
+def set_ladder(monkeypatch: pytest.MonkeyPatch, game: str, agents: tuple[str, ...], **params: object) -> None:
+    """Give ``game``'s entry another ladder for one test."""
+    entry = dataclasses.replace(GAMES[game], ladder=agents, ladder_params=params)
+    monkeypatch.setitem(GAMES, game, entry)
+
+
 def test_every_two_player_game_has_a_ladder_and_only_those() -> None:
     two_player = {name for name in GAMES if make_game(name).num_players == 2}
-    assert set(LADDERS) == two_player
-    for ladder in LADDERS.values():
+    assert set(ladders()) == two_player
+    for ladder in ladders().values():
         assert ladder.agents[0] == "random" and len(set(ladder.agents)) == len(ladder.agents)
 
 
 def test_ladder_rates_the_rungs_and_writes_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(LADDERS, "nim", Ladder(("random", "nimsum", "no_such_agent:x=1"), {"heaps": (1, 2, 3)}))
+    set_ladder(monkeypatch, "nim", ("random", "nimsum", "no_such_agent:x=1"), heaps=(1, 2, 3))
     graded = {"random": Mistakes(30, 60), "nimsum": Mistakes(0, 60)}
     result = run_ladder("nim", 6, out_dir=tmp_path, grader=graded.get, progress=False, plots=False)
     assert result.skipped.keys() == {"no_such_agent:x=1"}
@@ -37,7 +44,7 @@ def test_ladder_rates_the_rungs_and_writes_its_files(tmp_path: Path, monkeypatch
 
 
 def test_rungs_that_cannot_play_the_game_are_left_out_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(LADDERS, "quarto", Ladder(("random", "perfect", "mcts:simulations=10")))
+    set_ladder(monkeypatch, "quarto", ("random", "perfect", "mcts:simulations=10"))
     usable, skipped = ladder_agents("quarto")
     assert usable == ["random", "mcts:simulations=10"]
     assert "too large for the perfect agent" in skipped["perfect"]
@@ -58,11 +65,11 @@ def test_ladder_command_prints_the_table_and_refuses_to_overwrite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(LADDERS, "tictactoe", Ladder(("random", "perfect")))
+    set_ladder(monkeypatch, "tictactoe", ("random", "perfect"))
     assert main(["ladder", "tictactoe", "--games", "4", "--run-name", "t", "--no-plots"]) == 0
     out = capsys.readouterr().out
     assert "| 1 | `perfect` |" in out and "runs/tictactoe/ladder/t/" in out
-    assert ladder_folder("tictactoe", "t") == Path("runs/tictactoe/ladder/t")
+    assert Path("runs/tictactoe/ladder/t/ladder.md").is_file()
     assert main(["ladder", "tictactoe", "--games", "4", "--run-name", "t", "--no-plots"]) == 2
     assert "--resume" in capsys.readouterr().err
 

@@ -5,11 +5,12 @@ and the scale is the heuristic's own (alpha-beta clips it to +-100 000, well ins
 score). It may also order moves (``OrdersMoves``): the order in which alpha-beta tries moves
 after the transposition table's move.
 
-``HEURISTICS[game][name]`` is "module:Class"; the first name listed for a game is its default.
-Every game also has ``random`` (a random score: the seed reports' baseline) and, where the
-rules declare ``HasFeatures``, ``features``: a weighted sum of those features, so that evolved
-weights plug in (``make_heuristic(game, "features", weights=[...])``). A game in no table
-still gets ``random`` and, with features, ``features``.
+A game's own heuristics are named in its ``GAMES`` entry (``heuristics``: name ->
+"module:Class"); the first is its default. Every game also has ``random`` (a random score: the
+seed reports' baseline) and, where the rules declare ``HasFeatures``, ``features``: a weighted
+sum of those features, so that evolved weights plug in (``make_heuristic(game, "features",
+weights=[...])``). A game with none of its own still gets ``random`` and, with features,
+``features``.
 """
 
 from __future__ import annotations
@@ -20,20 +21,11 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from boardgym.game import Game, HasFeatures
+from boardgym.games import entry_of
 from boardgym.registry import load
 from boardgym.types import Action, BoardgymError, Player
 
 _HERE = "boardgym.agents.heuristics"
-
-HEURISTICS: dict[str, dict[str, str]] = {
-    "tictactoe": {"lines": f"{_HERE}.tictactoe:OpenLines"},
-    "connect_four": {"windows": f"{_HERE}.connect_four:OpenWindows"},
-    "nim": {"nimsum": f"{_HERE}.nim:NimSum"},
-    "hex": {"dijkstra": f"{_HERE}.hex:ShortestPath", "twodistance": f"{_HERE}.hex:TwoDistance"},
-    "quarto": {"safe": f"{_HERE}.quarto:SafePieces"},
-    "quixo": {"lines": f"{_HERE}.quixo:LinePotential"},
-    "rastros": {"paths": f"{_HERE}.rastros:GoalDistance"},
-}
 
 GENERIC: dict[str, str] = {
     "random": f"{_HERE}:RandomScore",
@@ -56,9 +48,15 @@ class OrdersMoves(Protocol):
     def order_moves(self, state: Any, moves: list[Action]) -> list[Action]: ...
 
 
+def own_heuristics(game: Game) -> dict[str, str]:
+    """The game's own heuristics, name -> ``"module:Class"`` (its ``GAMES`` entry's)."""
+    entry = entry_of(game)
+    return entry.heuristics if entry is not None else {}
+
+
 def heuristic_names(game: Game) -> list[str]:
     """The evaluation names ``minimax:eval=NAME`` accepts for ``game``, its default first."""
-    names = list(HEURISTICS.get(game.name, {}))
+    names = list(own_heuristics(game))
     names.append("random")
     if isinstance(game, HasFeatures):
         names.append("features")
@@ -81,7 +79,7 @@ def make_heuristic(
         raise BoardgymError(f"no evaluation {name!r} for {game.name}; choose eval= one of: {', '.join(names)}")
     if weights is not None and name != "features":
         raise BoardgymError(f"weights are for eval=features only, not eval={name}")
-    target = HEURISTICS.get(game.name, {}).get(name) or GENERIC[name]
+    target = own_heuristics(game).get(name) or GENERIC[name]
     heuristic_cls = load(target)
     if name == "features":
         return heuristic_cls(game, rng, weights)
