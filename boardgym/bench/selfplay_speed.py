@@ -41,7 +41,8 @@ from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
 from boardgym.config import positive_int, positive_number, seed_value
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.train.alphazero import Config, _train_steps
+from boardgym.train.alphazero import Config
+from boardgym.train.alphazero.loop import _train_steps
 
 SOURCES = ("local", "workers2", "ray1", "ray2")
 
