@@ -20,10 +20,10 @@ import torch
 
 from boardgym.agents.alphazero.agent import load_network
 from boardgym.agents.alphazero.pretrained import pretrained_file
-from boardgym.agents.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha
-from boardgym.agents.alphazero.workers import SelfPlayPool
 from boardgym.config import positive_int
 from boardgym.games import make_game
+from boardgym.train.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha
+from boardgym.train.alphazero.workers import SelfPlayPool
 from boardgym.types import BoardgymError
 
 

@@ -30,19 +30,19 @@ import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
-from boardgym.agents.alphazero.replay import ReplayBuffer
-from boardgym.agents.alphazero.selfplay import (
+from boardgym.config import positive_int, positive_number, seed_value
+from boardgym.game import Game
+from boardgym.games import make_game
+from boardgym.train.alphazero import Config
+from boardgym.train.alphazero.buffer import ReplayBuffer
+from boardgym.train.alphazero.loop import _train_steps
+from boardgym.train.alphazero.selfplay import (
     SelfPlayResult,
     SelfPlaySettings,
     default_dirichlet_alpha,
     play_selfplay_games,
 )
-from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
-from boardgym.config import positive_int, positive_number, seed_value
-from boardgym.game import Game
-from boardgym.games import make_game
-from boardgym.train.alphazero import Config
-from boardgym.train.alphazero.loop import _train_steps
+from boardgym.train.alphazero.workers import SelfPlayPool, SelfPlaySource
 
 SOURCES = ("local", "workers2", "ray1", "ray2")
 
@@ -183,7 +183,7 @@ def _source(source: str, game: Game, ray_cpus: int) -> SelfPlaySource | None:
     if source == "workers2":
         return SelfPlayPool(2, game, "cpu", False)
     if source.startswith("ray"):
-        from boardgym.agents.alphazero.ray_selfplay import RaySelfPlayPool
+        from boardgym.train.alphazero.ray_actors import RaySelfPlayPool
 
         return RaySelfPlayPool(int(source[3:]), game, device="cpu", amp=False, num_cpus=ray_cpus)
     return None

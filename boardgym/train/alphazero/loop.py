@@ -24,16 +24,9 @@ import torch
 from boardgym.agents.alphazero.agent import FORMAT, AlphaZeroAgent, checkpoint_payload, resolve_device
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
-from boardgym.agents.alphazero.replay import ReplayBuffer
-from boardgym.agents.alphazero.selfplay import (
-    SelfPlaySettings,
-    default_dirichlet_alpha,
-    play_selfplay_games,
-    random_start,
-)
-from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
 from boardgym.game import Game
+from boardgym.train.alphazero.buffer import ReplayBuffer
 from boardgym.train.alphazero.checkpoints import (
     RESUME_KEYS,
     initial_weights,
@@ -50,7 +43,14 @@ from boardgym.train.alphazero.config import (
     solved_plies,
     worker_device_name,
 )
+from boardgym.train.alphazero.selfplay import (
+    SelfPlaySettings,
+    default_dirichlet_alpha,
+    play_selfplay_games,
+    random_start,
+)
 from boardgym.train.alphazero.solved import SolverTargets, add_solved_positions, label_replay_rows, log_labels
+from boardgym.train.alphazero.workers import SelfPlayPool, SelfPlaySource
 from boardgym.train.training_run import TrainingRun, run_main
 from boardgym.types import BoardgymError
 
@@ -237,7 +237,7 @@ def _selfplay_pool(config: Config, workers: int, game: Game) -> SelfPlaySource |
     """Where self-play runs besides this process: Ray actors (``--backend ray``), worker
     processes (``--workers`` > 1), or None: in this process."""
     if config.backend == "ray":
-        from boardgym.agents.alphazero.ray_selfplay import RaySelfPlayPool
+        from boardgym.train.alphazero.ray_actors import RaySelfPlayPool
 
         return RaySelfPlayPool(
             config.actors,

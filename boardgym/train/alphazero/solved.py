@@ -35,11 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.agents.alphazero.replay import ReplayBuffer
 from boardgym.evaluate.grade_sets import read_connect_four_set, varied_game_moves
 from boardgym.game import Game
 from boardgym.games.connect_four import COLUMNS, ConnectFour, ConnectFourState, state_from_planes
 from boardgym.solve.connect_four import Solver, SolveTimeout, state_from_moves
+from boardgym.train.alphazero.buffer import ReplayBuffer
 from boardgym.train.alphazero.config import Config
 from boardgym.train.training_run import TrainingRun
 from boardgym.types import BoardgymError

@@ -14,7 +14,6 @@ import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, load_network
-from boardgym.agents.alphazero.workers import SelfPlayPool
 from boardgym.evaluate.grade_sets import read_connect_four_set
 from boardgym.evaluate.match import play_games
 from boardgym.games import GAMES
@@ -22,6 +21,7 @@ from boardgym.runs import load_checkpoint
 from boardgym.train import METHODS
 from boardgym.train.alphazero import Config, main, scheduled_rates, train
 from boardgym.train.alphazero.loop import _selfplay_pool
+from boardgym.train.alphazero.workers import SelfPlayPool
 from boardgym.types import BoardgymError
 
 

@@ -25,11 +25,11 @@ import torch
 
 from boardgym.agents.alphazero.agent import resolve_device
 from boardgym.agents.alphazero.network import AlphaZeroNet
-from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
-from boardgym.agents.alphazero.workers import merge_results, play_share, split_games
 from boardgym.cluster import connect_ray, gpu_share
 from boardgym.game import Game
 from boardgym.games import make_game
+from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
+from boardgym.train.alphazero.workers import merge_results, play_share, split_games
 from boardgym.types import BoardgymError
 
 MAX_RESTARTS = 3
