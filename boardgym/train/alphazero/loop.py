@@ -45,7 +45,6 @@ from boardgym.train.alphazero.config import (
 )
 from boardgym.train.alphazero.selfplay import (
     SelfPlaySettings,
-    default_dirichlet_alpha,
     play_selfplay_games,
     random_start,
 )
@@ -121,17 +120,7 @@ def train(config: Config) -> Path:
             buffer.add(planes, policy, legal, value)
         if varied is not None and plies is not None and run.resumed is None:
             add_solved_positions(run, config, game, buffer, varied, plies)
-        settings = SelfPlaySettings(
-            simulations=config.simulations,
-            c_puct=config.c_puct,
-            dirichlet_alpha=config.dirichlet_alpha or default_dirichlet_alpha(game),
-            dirichlet_fraction=config.dirichlet_fraction,
-            temperature_moves=config.temperature_moves,
-            random_opening_moves=config.random_opening_moves,
-            random_start_moves=config.random_start_moves,
-            leaves_per_game=config.leaves_per_game,
-            max_moves=config.max_moves,
-        )
+        settings = SelfPlaySettings.from_config(config)
         last_scores: dict[str, str] = {}  # the latest measurement, shown on the progress bar
         evaluator = NetworkEvaluator(network, device=device, amp=amp)
         pool = _selfplay_pool(config, workers, game)

@@ -3,6 +3,8 @@ tests/agents/test_alphazero_search.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -12,8 +14,10 @@ from boardgym.agents.alphazero.network import build_network
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.games import GAMES
 from boardgym.games.tictactoe import stones
+from boardgym.train.alphazero import Config
 from boardgym.train.alphazero.selfplay import (
     SelfPlaySettings,
+    default_dirichlet_alpha,
     make_tree,
     play_selfplay_games,
     random_start,
@@ -157,3 +161,26 @@ def test_selfplay_from_random_starts_records_only_searched_positions() -> None:
     empty = sum(1 for state, _, _ in result.positions if _stones(state) == 0)
     assert 0 < empty < 15
     assert result.moves == len(result.positions)  # the random moves are neither counted nor recorded
+
+
+def test_settings_have_the_trainers_defaults_and_take_a_runs_config() -> None:
+    """One default per setting: self-play's are ``Config``'s, and a run's config carries over."""
+    assert SelfPlaySettings() == SelfPlaySettings.from_config(Config())
+    config = Config(
+        simulations=7,
+        c_puct=2.0,
+        dirichlet_alpha=0.3,
+        dirichlet_fraction=0.5,
+        temperature_moves=1,
+        random_opening_moves=0,
+        random_start_moves=3,
+        leaves_per_game=2,
+        max_moves=9,
+    )
+    settings = dataclasses.asdict(SelfPlaySettings.from_config(config))
+    assert settings == {name: getattr(config, name) for name in settings}
+    game = make_game("connect_four")  # alpha None (--dirichlet-alpha 0): the game's own; 0: no noise
+    evaluator = NetworkEvaluator(_network(game))
+    rng = np.random.default_rng(0)
+    assert make_tree(game, evaluator, SelfPlaySettings(), rng).dirichlet_alpha == default_dirichlet_alpha(game)
+    assert make_tree(game, evaluator, SelfPlaySettings(dirichlet_alpha=0.0), rng).dirichlet_alpha is None
