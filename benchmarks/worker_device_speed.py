@@ -20,10 +20,10 @@ import torch
 
 from boardgym.agents.alphazero.agent import load_network
 from boardgym.agents.alphazero.pretrained import pretrained_file
-from boardgym.agents.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha
-from boardgym.agents.alphazero.workers import SelfPlayPool
 from boardgym.config import positive_int
 from boardgym.games import make_game
+from boardgym.train.alphazero.selfplay import SelfPlaySettings
+from boardgym.train.alphazero.workers import SelfPlayPool
 from boardgym.types import BoardgymError
 
 
@@ -46,19 +46,18 @@ def main(argv: list[str] | None = None) -> int:
         settings += [("cuda", 1), ("cuda", 4)]
     else:
         print("CUDA is not available here: the workers' network on CPU only")
-    alpha = default_dirichlet_alpha(game)
     print(f"{args.game}, {args.workers} workers, {args.games} games, {args.simulations} simulations a move")
     print("| workers' network on | leaves per game | positions | seconds | positions/s |")
     print("|---|---:|---:|---:|---:|")
     for device, leaves in settings:
         pool = SelfPlayPool(args.workers, game, device, device == "cuda")
         try:
-            warm_up = SelfPlaySettings(simulations=8, dirichlet_alpha=alpha)
+            warm_up = SelfPlaySettings(simulations=8, random_opening_moves=0)
             pool.play(network, args.workers, parallel=1, settings=warm_up, seed=(1,))
             timed = SelfPlaySettings(
                 simulations=args.simulations,
-                dirichlet_alpha=alpha,
                 temperature_moves=8,
+                random_opening_moves=0,
                 random_start_moves=16,
                 leaves_per_game=leaves,
             )

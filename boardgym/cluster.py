@@ -2,7 +2,7 @@
 
 ``connect_ray(address)`` joins a Ray cluster, or starts a Ray on this machine, for one run;
 ``close()`` on what it returns leaves again (and stops the Ray it started). The backends
-(tournaments through ``imap_chunks``, ``boardgym.agents.alphazero.ray_selfplay``) take their
+(tournaments through ``imap_chunks``, ``boardgym.train.alphazero.ray_actors``) take their
 Ray from here, so the words a user types after ``--address`` mean the same in both:
 
 - no address: the cluster named by ``RAY_ADDRESS`` when that is set, else a Ray started on

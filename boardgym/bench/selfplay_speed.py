@@ -30,18 +30,14 @@ import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
-from boardgym.agents.alphazero.replay import ReplayBuffer
-from boardgym.agents.alphazero.selfplay import (
-    SelfPlayResult,
-    SelfPlaySettings,
-    default_dirichlet_alpha,
-    play_selfplay_games,
-)
-from boardgym.agents.alphazero.workers import SelfPlayPool, SelfPlaySource
 from boardgym.config import positive_int, positive_number, seed_value
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.train.alphazero import Config, _train_steps
+from boardgym.train.alphazero import Config
+from boardgym.train.alphazero.buffer import ReplayBuffer
+from boardgym.train.alphazero.loop import _train_steps
+from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
+from boardgym.train.alphazero.workers import SelfPlayPool, SelfPlaySource
 
 SOURCES = ("local", "workers2", "ray1", "ray2")
 
@@ -102,9 +98,11 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
     parser.add_argument("--sources", nargs="+", default=list(SOURCES), choices=SOURCES, help="self-play sources")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds per source (after a warm-up round)")
     parser.add_argument("--games-per-round", type=int, default=32, help="self-play games per round, split over workers")
-    parser.add_argument("--simulations", type=int, default=48, help="PUCT simulations per move (the trainer's default)")
-    parser.add_argument("--blocks", type=int, default=2, help="residual blocks (the trainer's default)")
-    parser.add_argument("--channels", type=int, default=32, help="channels (the trainer's default)")
+    parser.add_argument(
+        "--simulations", type=int, default=Config.simulations, help="PUCT simulations per move (the trainer's default)"
+    )
+    parser.add_argument("--blocks", type=int, default=Config.blocks, help="residual blocks (the trainer's default)")
+    parser.add_argument("--channels", type=int, default=Config.channels, help="channels (the trainer's default)")
     parser.add_argument("--train-steps", type=int, default=20, help="training steps timed for the learner's speed")
     parser.add_argument("--cores", type=positive_int, default=16, help="cores per machine in the prediction")
     parser.add_argument(
@@ -120,17 +118,14 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games_per_round < 2 or args.simulations < 1 or args.train_steps < 1:
         parser.error("--rounds, --simulations and --train-steps must be at least 1, --games-per-round at least 2")
-    torch.set_num_threads(1)  # as the trainer's default --threads 1
+    torch.set_num_threads(Config.threads)  # the trainer's default --threads
     for name in args.games:
         game = make_game(name)
         torch.manual_seed(args.seed)
-        network = build_network(game, blocks=args.blocks, channels=args.channels, value_hidden=64).eval()
-        settings = SelfPlaySettings(
-            simulations=args.simulations,
-            dirichlet_alpha=default_dirichlet_alpha(game),
-            temperature_moves=4,
-            random_opening_moves=2,
-        )
+        network = build_network(
+            game, blocks=args.blocks, channels=args.channels, value_hidden=Config.value_hidden
+        ).eval()
+        settings = SelfPlaySettings.from_config(Config(simulations=args.simulations))  # the trainer's otherwise
         print(
             f"\n## {name}: {args.games_per_round} games a round, {args.simulations} simulations a move, "
             f"network {args.blocks}x{args.channels}"
@@ -182,7 +177,7 @@ def _source(source: str, game: Game, ray_cpus: int) -> SelfPlaySource | None:
     if source == "workers2":
         return SelfPlayPool(2, game, "cpu", False)
     if source.startswith("ray"):
-        from boardgym.agents.alphazero.ray_selfplay import RaySelfPlayPool
+        from boardgym.train.alphazero.ray_actors import RaySelfPlayPool
 
         return RaySelfPlayPool(int(source[3:]), game, device="cpu", amp=False, num_cpus=ray_cpus)
     return None

@@ -4,7 +4,7 @@ A game that has symmetries offers ``symmetric_states(state)``: for each symmetry
 (the identity first), the image of ``state`` and the image of every action, as an int array
 ``actions`` with ``actions[a]`` = the image of action ``a``. Playing ``a`` and then taking the
 image gives the same state as taking the image and then playing ``actions[a]``. From that,
-``symmetries(state, policy)`` (what ``boardgym.agents.alphazero.replay`` asks for) is
+``symmetries(state, policy)`` (what ``boardgym.train.alphazero.buffer`` asks for) is
 ``augment`` below: the observation planes of each image and the policy moved along with it.
 """
 

@@ -1,4 +1,5 @@
-"""Training scripts, one module per method. Each module offers a frozen ``Config`` dataclass
+"""Training scripts, one module per method (or a package, one concern a module, where a method
+has grown several: ``alphazero``). Each offers a frozen ``Config`` dataclass
 (extending ``boardgym.train.training_run.RunConfig``), ``train(config) -> Path`` (the final checkpoint)
 and ``main(argv)``; it runs as ``boardgym train METHOD --game GAME`` and as
 ``python -m boardgym.train.METHOD``. The steps every method shares (run folder, lock, resume,

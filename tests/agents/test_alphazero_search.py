@@ -1,4 +1,5 @@
-"""The network evaluator inside the shared MCTS class, lock-step search and batched self-play."""
+"""The network evaluator inside the shared MCTS class (lock-step search and batched self-play:
+tests/train/alphazero/test_selfplay.py)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,8 @@ import torch
 from boardgym import make_game
 from boardgym.agents.alphazero.network import build_network
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
-from boardgym.agents.alphazero.selfplay import (
-    SelfPlaySettings,
-    make_tree,
-    play_selfplay_games,
-    random_start,
-    search_lockstep,
-)
 from boardgym.agents.leaf import Evaluator, RolloutEvaluator
 from boardgym.agents.mcts import MCTS
-from boardgym.games import GAMES
-from boardgym.games.tictactoe import stones
 
 
 @pytest.fixture(autouse=True)
@@ -83,119 +75,3 @@ def test_the_same_mcts_class_finds_a_win_in_one_with_either_evaluator(kind: str)
     root = tree.search(state)
     assert tree.best_action(root) == game.parse_action(state, "c1")
     assert tree.visit_counts(root)[[0, 1, 3, 4]].sum() == 0  # occupied cells never visited
-
-
-@pytest.mark.parametrize("leaves", [1, 3])
-def test_lockstep_search_runs_the_budget_in_every_tree(leaves: int) -> None:
-    game = make_game("tictactoe")
-    evaluator = NetworkEvaluator(_network(game), cache_size=0)
-    settings = SelfPlaySettings(simulations=30, leaves_per_game=leaves)
-    rng = np.random.default_rng(1)
-    trees = [make_tree(game, evaluator, settings, rng) for _ in range(4)]
-    states = [game.initial_state(), _play(game, "b2"), _play(game, "a1 a2 b1 b2"), _play(game, "c3")]
-    calls, evaluated = search_lockstep(game, trees, states, evaluator, 30, leaves)
-    assert calls == evaluator.calls
-    assert evaluated == evaluator.positions
-    assert evaluated > calls  # several trees share each network call
-    for tree, state in zip(trees, states, strict=True):
-        root = tree.root
-        assert root.state == state
-        assert sum(root.edge_n) == 30
-        assert all(abs(w) <= n + 1e-9 for n, w in zip(root.edge_n, root.edge_w, strict=True))
-
-
-def test_selfplay_records_legal_policies_and_final_results() -> None:
-    game = make_game("tictactoe")
-    evaluator = NetworkEvaluator(_network(game))
-    settings = SelfPlaySettings(simulations=16, temperature_moves=9)
-    result = play_selfplay_games(game, evaluator, 6, parallel=4, settings=settings, rng=np.random.default_rng(2))
-    assert result.games == 6 and len(result.outcomes) == 6
-    assert len(result.positions) == result.moves
-    assert 1 < result.mean_batch <= 4
-    for state, policy, value in result.positions:
-        legal = game.legal_mask(state)
-        assert policy[~legal].sum() == 0.0
-        assert policy.sum() == pytest.approx(1.0)
-        assert value in (-1.0, 0.0, 1.0)
-    # Within a game the players alternate, so consecutive positions hold opposite results.
-    for (before, _, value_before), (after, _, value_after) in zip(result.positions, result.positions[1:], strict=False):
-        if _stones(after) == _stones(before) + 1:
-            assert value_after == -value_before
-
-
-def _stones(state) -> int:
-    x, o = stones(state)
-    return (x | o).bit_count()
-
-
-def test_selfplay_is_reproducible_from_its_seed() -> None:
-    game = make_game("tictactoe")
-    network = _network(game)
-    settings = SelfPlaySettings(simulations=8)
-
-    def moves(seed: int) -> list[tuple]:
-        result = play_selfplay_games(
-            game, NetworkEvaluator(network), 3, parallel=3, settings=settings, rng=np.random.default_rng(seed)
-        )
-        return [state for state, _, _ in result.positions]
-
-    assert moves(5) == moves(5)
-
-
-@pytest.mark.parametrize("name", [n for n in GAMES if make_game(n).num_players == 2])
-def test_selfplay_runs_on_every_two_player_game(name: str) -> None:
-    game = make_game(name)
-    settings = SelfPlaySettings(simulations=2, max_moves=60)
-    result = play_selfplay_games(
-        game, NetworkEvaluator(_network(game)), 1, parallel=1, settings=settings, rng=np.random.default_rng(0)
-    )
-    assert result.games == 1 and 0 < len(result.positions) <= 60
-    for state, policy, _ in result.positions:
-        assert policy[~game.legal_mask(state)].sum() == 0.0
-
-
-def test_random_openings_vary_the_first_move_of_greedy_self_play() -> None:
-    game = make_game("tictactoe")
-    network = _network(game)
-
-    def second_positions(random_opening_moves: int) -> set:
-        settings = SelfPlaySettings(
-            simulations=8, temperature_moves=0, dirichlet_alpha=0.0, random_opening_moves=random_opening_moves
-        )
-        result = play_selfplay_games(
-            game, NetworkEvaluator(network), 12, parallel=12, settings=settings, rng=np.random.default_rng(4)
-        )
-        return {state for state, _, _ in result.positions if _stones(state) == 1}
-
-    assert len(second_positions(0)) == 1  # greedy search without noise: one opening
-    assert len(second_positions(1)) > 3
-
-
-def test_random_starts_cover_every_depth_and_are_never_over() -> None:
-    game = make_game("connect_four")
-    rng = np.random.default_rng(5)
-    plies = []
-    for _ in range(300):
-        state = random_start(game, 20, rng)
-        assert not game.is_terminal(state)
-        plies.append(state[1].bit_count())  # the mask of occupied cells
-    assert min(plies) == 0 and max(plies) == 20
-    assert len(set(plies)) == 21
-    assert random_start(game, 0, rng) == game.initial_state()
-    again = np.random.default_rng(5)
-    assert random_start(game, 20, again) == random_start(game, 20, np.random.default_rng(5))
-
-
-def test_selfplay_from_random_starts_records_only_searched_positions() -> None:
-    game = make_game("tictactoe")
-    network = _network(game)
-    settings = SelfPlaySettings(simulations=4, temperature_moves=0, dirichlet_alpha=0.0, random_start_moves=6)
-    result = play_selfplay_games(
-        game, NetworkEvaluator(network), 30, parallel=10, settings=settings, rng=np.random.default_rng(2)
-    )
-    assert result.games == 30
-    # each game records its start and every position after it: without random starts all 30
-    # would record the empty board; here a start is empty one time in seven (0..6 moves)
-    empty = sum(1 for state, _, _ in result.positions if _stones(state) == 0)
-    assert 0 < empty < 15
-    assert result.moves == len(result.positions)  # the random moves are neither counted nor recorded

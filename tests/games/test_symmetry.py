@@ -50,7 +50,7 @@ def test_moves_commute_with_every_symmetry(name: str, params: dict) -> None:
 
 @pytest.mark.parametrize(("name", "params"), GAMES)
 def test_symmetries_feed_the_alphazero_replay_buffer(name: str, params: dict) -> None:
-    from boardgym.agents.alphazero.replay import augment
+    from boardgym.train.alphazero.buffer import augment
 
     game = make_game(name, **params)
     state = game.initial_state()

@@ -14,13 +14,14 @@ import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, load_network
-from boardgym.agents.alphazero.workers import SelfPlayPool
 from boardgym.evaluate.grade_sets import read_connect_four_set
 from boardgym.evaluate.match import play_games
 from boardgym.games import GAMES
 from boardgym.runs import load_checkpoint
 from boardgym.train import METHODS
-from boardgym.train.alphazero import Config, _selfplay_pool, main, scheduled_rates, train
+from boardgym.train.alphazero import Config, main, scheduled_rates, train
+from boardgym.train.alphazero.loop import _selfplay_pool
+from boardgym.train.alphazero.workers import SelfPlayPool
 from boardgym.types import BoardgymError
 
 
@@ -402,7 +403,7 @@ def test_solved_positions_fill_the_buffer_before_the_first_iteration(in_tmp: Pat
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from boardgym.games.connect_four import state_from_planes
-    from boardgym.train.solver_targets import move_values
+    from boardgym.train.alphazero.solved import move_values
 
     config = tiny_config(
         in_tmp, run_name="varied", game="connect_four", eval_every=0, games_per_iteration=0, solved_positions=12
@@ -441,7 +442,7 @@ def test_solver_targets_replace_connect_four_selfplay_targets(in_tmp: Path) -> N
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from boardgym.games.connect_four import state_from_planes
-    from boardgym.train.solver_targets import move_values
+    from boardgym.train.alphazero.solved import move_values
 
     path = train(
         tiny_config(

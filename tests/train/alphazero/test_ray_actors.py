@@ -14,9 +14,9 @@ import torch
 
 from boardgym import make_game
 from boardgym.agents.alphazero.network import build_network
-from boardgym.agents.alphazero.ray_selfplay import RaySelfPlayPool, SelfPlayActor
-from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
-from boardgym.agents.alphazero.workers import merge_results, play_share, split_games
+from boardgym.train.alphazero.ray_actors import RaySelfPlayPool, SelfPlayActor
+from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
+from boardgym.train.alphazero.workers import merge_results, play_share, split_games
 from boardgym.types import BoardgymError
 
 SETTINGS = SelfPlaySettings(simulations=4, random_opening_moves=1)

@@ -6,8 +6,8 @@ import torch
 
 from boardgym import make_game
 from boardgym.agents.alphazero.network import build_network
-from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
-from boardgym.agents.alphazero.workers import merge_results, play_share, split_games
+from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
+from boardgym.train.alphazero.workers import merge_results, play_share, split_games
 
 
 def test_games_are_split_as_evenly_as_can_be() -> None:

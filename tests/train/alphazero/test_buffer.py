@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from boardgym import make_game
-from boardgym.agents.alphazero.replay import ReplayBuffer, augment
 from boardgym.games.tictactoe import TicTacToe
+from boardgym.train.alphazero.buffer import ReplayBuffer, augment
 from boardgym.types import BoardgymError
 
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from boardgym import make_game
-from boardgym.agents.alphazero.replay import augment
 from boardgym.evaluate.grade_sets import read_connect_four_set, varied_game_moves
 from boardgym.games.connect_four import ConnectFour
 from boardgym.solve.connect_four import state_from_moves
-from boardgym.train.solver_targets import SolverTargets, exact_targets, move_values, varied_positions
+from boardgym.train.alphazero.buffer import augment
+from boardgym.train.alphazero.solved import SolverTargets, exact_targets, move_values, varied_positions
 from boardgym.types import BoardgymError
 
 RULES = ConnectFour()

@@ -26,31 +26,51 @@ import numpy as np
 from boardgym.agents.leaf import Evaluator
 from boardgym.agents.mcts import MCTS
 from boardgym.game import Game
+from boardgym.train.alphazero.config import Config
 from boardgym.types import BoardgymError
 
 
 @dataclass(frozen=True)
 class SelfPlaySettings:
-    """The search and move-choice parameters of self-play (see the module docstring)."""
+    """The search and move-choice parameters of self-play (see the module docstring). The
+    defaults are the trainer's, read from ``Config`` (the one place they are written);
+    ``from_config`` takes a run's."""
 
-    simulations: int = 64
-    c_puct: float = 1.5
-    dirichlet_alpha: float = 1.0
-    dirichlet_fraction: float = 0.25
-    temperature_moves: int = 4
-    random_opening_moves: int = 0
+    simulations: int = Config.simulations
+    c_puct: float = Config.c_puct
+    dirichlet_alpha: float | None = None
+    """Root noise: None for the game's default (``default_dirichlet_alpha``, what
+    ``--dirichlet-alpha 0`` asks for); 0 for no noise."""
+    dirichlet_fraction: float = Config.dirichlet_fraction
+    temperature_moves: int = Config.temperature_moves
+    random_opening_moves: int = Config.random_opening_moves
     """The first moves of every game are uniformly random legal moves (their positions are still
     recorded with the search's visit policy), so openings the network would never choose get
     played and answered too."""
-    random_start_moves: int = 0
+    random_start_moves: int = Config.random_start_moves
     """Every game starts from the position after a number of uniformly random moves, itself
     drawn uniformly from 0 to this (0: from the initial position). These moves are not searched
     and their positions are not recorded, so no result target is blurred by them: the network
     learns middle- and end-game positions its own play would not reach. A drawn start that is
     already over is drawn again."""
-    leaves_per_game: int = 1
-    max_moves: int = 0
+    leaves_per_game: int = Config.leaves_per_game
+    max_moves: int = Config.max_moves
     """Stop a game after this many moves and score it as the rules' returns say (0: no limit)."""
+
+    @classmethod
+    def from_config(cls, config: Config) -> SelfPlaySettings:
+        """The self-play settings of a run's config."""
+        return cls(
+            simulations=config.simulations,
+            c_puct=config.c_puct,
+            dirichlet_alpha=config.dirichlet_alpha or None,
+            dirichlet_fraction=config.dirichlet_fraction,
+            temperature_moves=config.temperature_moves,
+            random_opening_moves=config.random_opening_moves,
+            random_start_moves=config.random_start_moves,
+            leaves_per_game=config.leaves_per_game,
+            max_moves=config.max_moves,
+        )
 
 
 @dataclass
@@ -80,12 +100,14 @@ def default_dirichlet_alpha(game: Game) -> float:
 
 
 def make_tree(game: Game, evaluator: Evaluator, settings: SelfPlaySettings, rng: np.random.Generator) -> MCTS:
+    """The search tree of one game in flight."""
+    alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
     return MCTS(
         game,
         evaluator,
         simulations=settings.simulations,
         c_puct=settings.c_puct,
-        dirichlet_alpha=settings.dirichlet_alpha if settings.dirichlet_alpha > 0 else None,
+        dirichlet_alpha=alpha if alpha > 0 else None,
         dirichlet_fraction=settings.dirichlet_fraction,
         batch_size=max(1, settings.leaves_per_game),
         rng=rng,

@@ -25,11 +25,12 @@ import torch
 
 from boardgym.agents.alphazero.agent import resolve_device
 from boardgym.agents.alphazero.network import AlphaZeroNet
-from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
-from boardgym.agents.alphazero.workers import merge_results, play_share, split_games
 from boardgym.cluster import connect_ray, gpu_share
 from boardgym.game import Game
 from boardgym.games import make_game
+from boardgym.train.alphazero.config import Config
+from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
+from boardgym.train.alphazero.workers import merge_results, play_share, split_games
 from boardgym.types import BoardgymError
 
 MAX_RESTARTS = 3
@@ -69,19 +70,20 @@ class SelfPlayActor:
 
 class RaySelfPlayPool:
     """``actors`` Ray actors playing self-play games with the weights they are given; the same
-    ``play``/``close`` as ``SelfPlayPool``. ``device``: ``auto`` or ``cuda`` gives each actor a
-    GPU share where the cluster has GPUs, ``cpu`` never; ``address`` and ``num_cpus`` (of a Ray
-    started here) as ``boardgym.cluster`` reads them. ``actor_class`` replaces ``SelfPlayActor``
-    (a subclass, e.g. one that fails on purpose in a test). The pool is ready when every actor
-    has started; one still waiting for a free CPU after ``start_timeout`` seconds is an error."""
+    ``play``/``close`` as ``SelfPlayPool``. ``device`` (default: ``--worker-device``'s): ``auto``
+    or ``cuda`` gives each actor a GPU share where the cluster has GPUs, ``cpu`` never;
+    ``address`` and ``num_cpus`` (of a Ray started here) as ``boardgym.cluster`` reads them.
+    ``actor_class`` replaces ``SelfPlayActor`` (a subclass, e.g. one that fails on purpose in a
+    test). The pool is ready when every actor has started; one still waiting for a free CPU
+    after ``start_timeout`` seconds is an error."""
 
     def __init__(
         self,
         actors: int,
         game: Game,
         *,
-        device: str = "auto",
-        amp: bool = True,
+        device: str = Config.worker_device,
+        amp: bool = Config.amp,
         address: str | None = None,
         num_cpus: int | None = None,
         max_restarts: int = MAX_RESTARTS,

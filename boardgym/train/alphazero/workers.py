@@ -20,9 +20,9 @@ import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
-from boardgym.agents.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
 from boardgym.game import Game
 from boardgym.games import make_game
+from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
 
 
 class SelfPlaySource(Protocol):
@@ -77,13 +77,6 @@ class SelfPlayPool:
         self._pool.shutdown(cancel_futures=True)
 
 
-def _init_worker() -> None:
-    torch.set_num_threads(1)
-
-
-_WORKER_GAME: dict[tuple, Game] = {}
-
-
 def split_games(num_games: int, workers: int) -> list[int]:
     """How many of ``num_games`` each of ``workers`` plays: as even as can be, the first ones
     one more."""
@@ -123,6 +116,14 @@ def play_share(
     evaluator = NetworkEvaluator(network, device=device, amp=amp)
     rng = np.random.default_rng(np.random.SeedSequence(seed_words))
     return play_selfplay_games(game, evaluator, num_games, parallel=parallel, settings=settings, rng=rng)
+
+
+_WORKER_GAME: dict[tuple, Game] = {}
+"""The games a worker process has built, by name and parameters (one per run, built once)."""
+
+
+def _init_worker() -> None:
+    torch.set_num_threads(1)
 
 
 def _play_share(

@@ -1,4 +1,6 @@
-"""Exact training targets for Connect Four positions, from the solver.
+"""Exact training targets for Connect Four positions, from the solver: ``--solver-targets``
+(self-play positions and ``--replay`` rows relabelled) and ``--solved-positions`` (the replay
+buffer filled with solved positions of careful-random play before the first iteration).
 
 AlphaZero learns a position's value from the result of the one self-play game that passed
 through it, and its policy from the visit counts of a search guided by the network being
@@ -14,6 +16,11 @@ tablebases: a position with at least ``min_ply`` stones gets
 Each position has ``limit`` CPU seconds for all its moves; one that takes longer keeps its
 self-play targets. Positions and their mirror images are solved once. With ``workers`` > 1 the
 solving runs in that many processes, each with its own transposition table.
+
+``--solved-positions N`` (``add_solved_positions``) puts N positions of careful-random play
+(``varied_positions``, none of the shipped grading set) into the buffer with the solver's
+value and a policy uniform over the moves that keep it. What the solver labelled goes to
+TensorBoard under ``solver/`` (``log_labels``).
 """
 
 from __future__ import annotations
@@ -28,32 +35,20 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.evaluate.grade_sets import varied_game_moves
+from boardgym.evaluate.grade_sets import read_connect_four_set, varied_game_moves
 from boardgym.game import Game
 from boardgym.games.connect_four import COLUMNS, ConnectFour, ConnectFourState, state_from_planes
 from boardgym.solve.connect_four import Solver, SolveTimeout, state_from_moves
+from boardgym.train.alphazero.buffer import ReplayBuffer
+from boardgym.train.alphazero.config import Config
+from boardgym.train.training_run import TrainingRun
 from boardgym.types import BoardgymError
 
 _RULES = ConnectFour()
 _REPORT_EVERY = 2000  # distinct positions between two progress reports
 Scores = dict[int, int]
 """Win (1), draw (0) or loss (-1) of each legal column, for the player to move."""
-
-
-def _canonical(state: ConnectFourState) -> tuple[ConnectFourState, bool]:
-    """The one of ``state`` and its mirror image that is solved for both, and whether it is the mirror."""
-    mirror = _RULES.symmetric_states(state)[1][0]
-    return (mirror, True) if mirror[:2] < state[:2] else (state, False)
-
-
-_SOLVER: Solver | None = None
-
-
-def _solver() -> Solver:
-    global _SOLVER
-    if _SOLVER is None:
-        _SOLVER = Solver(table_limit=2_000_000, clock=time.process_time)
-    return _SOLVER
+_SOLVER: Solver | None = None  # this process's solver (``_solver``), its tables kept between calls
 
 
 def move_values(state: ConnectFourState, limit: float, solver: Solver | None = None) -> Scores | None:
@@ -64,10 +59,6 @@ def move_values(state: ConnectFourState, limit: float, solver: Solver | None = N
         return solver.move_scores(state, weak=True, deadline=solver.clock() + limit)
     except SolveTimeout:
         return None
-
-
-def _solve_job(job: tuple[ConnectFourState, float]) -> Scores | None:
-    return move_values(*job)
 
 
 def exact_targets(scores: Scores, policy: np.ndarray) -> tuple[np.ndarray, float]:
@@ -239,4 +230,97 @@ class SolverTargets:
         return np.stack(new_policies).astype(policy.dtype), np.asarray(new_values, dtype=value.dtype), stats
 
 
-__all__ = ["LabelStats", "SolverTargets", "exact_targets", "move_values", "varied_positions"]
+def add_solved_positions(
+    run: TrainingRun, config: Config, game: Game, buffer: ReplayBuffer, labeller: SolverTargets, plies: range
+) -> None:
+    """Fill the buffer with ``--solved-positions`` solved positions of careful-random play at ``plies``."""
+    exclude = frozenset(position.label for position in read_connect_four_set())
+    states = varied_positions(config.solved_positions, plies, config.seed, exclude)
+    run.report(
+        f"--solved-positions: solving {len(states)} positions of careful-random play at {config.solved_plies} stones"
+    )
+    triples, stats = labeller.solved(
+        states,
+        progress=lambda done, total: run.report(
+            f"--solved-positions: {done} of {total} positions solved (a mirror pair counts once)"
+        ),
+    )
+    log_labels(run, stats, "varied", results=False)
+    rows = buffer.add_positions(game, triples)
+    run.report(
+        f"--solved-positions: {stats.solved} of {len(states)} solved within --solver-limit in {stats.seconds:.0f} s; "
+        f"{rows} replay rows with their mirror images"
+    )
+
+
+def label_replay_rows(
+    run: TrainingRun,
+    config: Config,
+    labeller: SolverTargets,
+    planes: np.ndarray,
+    policy: np.ndarray,
+    value: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The policies and values of the ``--replay`` rows with ``--solver-targets``' exact
+    targets where solved, reported as they are solved."""
+    run.report(
+        f"--solver-targets {config.solver_targets}: solving the positions of the {len(value)} replay rows "
+        f"with {config.solver_targets} stones or more (mirror images once; minutes for the early ones)"
+    )
+    policy, value, stats = labeller.rows(
+        planes,
+        policy,
+        value,
+        progress=lambda done, total: run.report(f"--solver-targets: {done} of {total} positions solved"),
+    )
+    log_labels(run, stats, "replay")
+    run.report(
+        f"--solver-targets: {stats.solved} of {stats.eligible} rows with {config.solver_targets} stones "
+        f"or more took the solver's targets in {stats.seconds:.0f} s"
+    )
+    return policy, value
+
+
+def log_labels(
+    run: TrainingRun, stats: LabelStats, source: str, step: int | None = None, *, results: bool = True
+) -> None:
+    """Log what the solver labelled (``source``: replay, selfplay or varied, the last for
+    ``--solved-positions``); ``results``: whether the positions came with a game result to agree."""
+    values: dict[str, float] = {
+        f"solver/{source}_eligible": stats.eligible,
+        f"solver/{source}_solved": stats.solved,
+        f"solver/{source}_seconds": stats.seconds,
+    }
+    if results:
+        values[f"solver/{source}_result_agreed"] = stats.agreed / max(stats.solved, 1)
+    run.log(values, step=step)
+    run.writer.flush()
+
+
+def _canonical(state: ConnectFourState) -> tuple[ConnectFourState, bool]:
+    """The one of ``state`` and its mirror image that is solved for both, and whether it is the mirror."""
+    mirror = _RULES.symmetric_states(state)[1][0]
+    return (mirror, True) if mirror[:2] < state[:2] else (state, False)
+
+
+def _solver() -> Solver:
+    global _SOLVER
+    if _SOLVER is None:
+        _SOLVER = Solver(table_limit=2_000_000, clock=time.process_time)
+    return _SOLVER
+
+
+def _solve_job(job: tuple[ConnectFourState, float]) -> Scores | None:
+    return move_values(*job)
+
+
+__all__ = [
+    "LabelStats",
+    "SolverTargets",
+    "add_solved_positions",
+    "exact_targets",
+    "label_replay_rows",
+    "log_labels",
+    "move_values",
+    "varied_positions",
+]

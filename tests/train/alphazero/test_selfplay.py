@@ -1,0 +1,186 @@
+"""Lock-step search and batched self-play (the network evaluator inside the shared MCTS class:
+tests/agents/test_alphazero_search.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from boardgym import make_game
+from boardgym.agents.alphazero.network import build_network
+from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
+from boardgym.games import GAMES
+from boardgym.games.tictactoe import stones
+from boardgym.train.alphazero import Config
+from boardgym.train.alphazero.selfplay import (
+    SelfPlaySettings,
+    default_dirichlet_alpha,
+    make_tree,
+    play_selfplay_games,
+    random_start,
+    search_lockstep,
+)
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Tiny networks run fastest on one thread, and the test machine's cores are shared."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _network(game, seed: int = 0):
+    torch.manual_seed(seed)
+    return build_network(game, blocks=1, channels=8, value_hidden=8).eval()
+
+
+def _play(game, cells: str):
+    """Tic-Tac-Toe moves in order, e.g. "a1 a2 b1 b2"."""
+    state = game.initial_state()
+    for text in cells.split():
+        state = game.apply(state, game.parse_action(state, text))
+    return state
+
+
+@pytest.mark.parametrize("leaves", [1, 3])
+def test_lockstep_search_runs_the_budget_in_every_tree(leaves: int) -> None:
+    game = make_game("tictactoe")
+    evaluator = NetworkEvaluator(_network(game), cache_size=0)
+    settings = SelfPlaySettings(simulations=30, leaves_per_game=leaves)
+    rng = np.random.default_rng(1)
+    trees = [make_tree(game, evaluator, settings, rng) for _ in range(4)]
+    states = [game.initial_state(), _play(game, "b2"), _play(game, "a1 a2 b1 b2"), _play(game, "c3")]
+    calls, evaluated = search_lockstep(game, trees, states, evaluator, 30, leaves)
+    assert calls == evaluator.calls
+    assert evaluated == evaluator.positions
+    assert evaluated > calls  # several trees share each network call
+    for tree, state in zip(trees, states, strict=True):
+        root = tree.root
+        assert root.state == state
+        assert sum(root.edge_n) == 30
+        assert all(abs(w) <= n + 1e-9 for n, w in zip(root.edge_n, root.edge_w, strict=True))
+
+
+def test_selfplay_records_legal_policies_and_final_results() -> None:
+    game = make_game("tictactoe")
+    evaluator = NetworkEvaluator(_network(game))
+    settings = SelfPlaySettings(simulations=16, temperature_moves=9)
+    result = play_selfplay_games(game, evaluator, 6, parallel=4, settings=settings, rng=np.random.default_rng(2))
+    assert result.games == 6 and len(result.outcomes) == 6
+    assert len(result.positions) == result.moves
+    assert 1 < result.mean_batch <= 4
+    for state, policy, value in result.positions:
+        legal = game.legal_mask(state)
+        assert policy[~legal].sum() == 0.0
+        assert policy.sum() == pytest.approx(1.0)
+        assert value in (-1.0, 0.0, 1.0)
+    # Within a game the players alternate, so consecutive positions hold opposite results.
+    for (before, _, value_before), (after, _, value_after) in zip(result.positions, result.positions[1:], strict=False):
+        if _stones(after) == _stones(before) + 1:
+            assert value_after == -value_before
+
+
+def _stones(state) -> int:
+    x, o = stones(state)
+    return (x | o).bit_count()
+
+
+def test_selfplay_is_reproducible_from_its_seed() -> None:
+    game = make_game("tictactoe")
+    network = _network(game)
+    settings = SelfPlaySettings(simulations=8)
+
+    def moves(seed: int) -> list[tuple]:
+        result = play_selfplay_games(
+            game, NetworkEvaluator(network), 3, parallel=3, settings=settings, rng=np.random.default_rng(seed)
+        )
+        return [state for state, _, _ in result.positions]
+
+    assert moves(5) == moves(5)
+
+
+@pytest.mark.parametrize("name", [n for n in GAMES if make_game(n).num_players == 2])
+def test_selfplay_runs_on_every_two_player_game(name: str) -> None:
+    game = make_game(name)
+    settings = SelfPlaySettings(simulations=2, max_moves=60)
+    result = play_selfplay_games(
+        game, NetworkEvaluator(_network(game)), 1, parallel=1, settings=settings, rng=np.random.default_rng(0)
+    )
+    assert result.games == 1 and 0 < len(result.positions) <= 60
+    for state, policy, _ in result.positions:
+        assert policy[~game.legal_mask(state)].sum() == 0.0
+
+
+def test_random_openings_vary_the_first_move_of_greedy_self_play() -> None:
+    game = make_game("tictactoe")
+    network = _network(game)
+
+    def second_positions(random_opening_moves: int) -> set:
+        settings = SelfPlaySettings(
+            simulations=8, temperature_moves=0, dirichlet_alpha=0.0, random_opening_moves=random_opening_moves
+        )
+        result = play_selfplay_games(
+            game, NetworkEvaluator(network), 12, parallel=12, settings=settings, rng=np.random.default_rng(4)
+        )
+        return {state for state, _, _ in result.positions if _stones(state) == 1}
+
+    assert len(second_positions(0)) == 1  # greedy search without noise: one opening
+    assert len(second_positions(1)) > 3
+
+
+def test_random_starts_cover_every_depth_and_are_never_over() -> None:
+    game = make_game("connect_four")
+    rng = np.random.default_rng(5)
+    plies = []
+    for _ in range(300):
+        state = random_start(game, 20, rng)
+        assert not game.is_terminal(state)
+        plies.append(state[1].bit_count())  # the mask of occupied cells
+    assert min(plies) == 0 and max(plies) == 20
+    assert len(set(plies)) == 21
+    assert random_start(game, 0, rng) == game.initial_state()
+    again = np.random.default_rng(5)
+    assert random_start(game, 20, again) == random_start(game, 20, np.random.default_rng(5))
+
+
+def test_selfplay_from_random_starts_records_only_searched_positions() -> None:
+    game = make_game("tictactoe")
+    network = _network(game)
+    settings = SelfPlaySettings(simulations=4, temperature_moves=0, dirichlet_alpha=0.0, random_start_moves=6)
+    result = play_selfplay_games(
+        game, NetworkEvaluator(network), 30, parallel=10, settings=settings, rng=np.random.default_rng(2)
+    )
+    assert result.games == 30
+    # each game records its start and every position after it: without random starts all 30
+    # would record the empty board; here a start is empty one time in seven (0..6 moves)
+    empty = sum(1 for state, _, _ in result.positions if _stones(state) == 0)
+    assert 0 < empty < 15
+    assert result.moves == len(result.positions)  # the random moves are neither counted nor recorded
+
+
+def test_settings_have_the_trainers_defaults_and_take_a_runs_config() -> None:
+    """One default per setting: self-play's are ``Config``'s, and a run's config carries over."""
+    assert SelfPlaySettings() == SelfPlaySettings.from_config(Config())
+    config = Config(
+        simulations=7,
+        c_puct=2.0,
+        dirichlet_alpha=0.3,
+        dirichlet_fraction=0.5,
+        temperature_moves=1,
+        random_opening_moves=0,
+        random_start_moves=3,
+        leaves_per_game=2,
+        max_moves=9,
+    )
+    settings = dataclasses.asdict(SelfPlaySettings.from_config(config))
+    assert settings == {name: getattr(config, name) for name in settings}
+    game = make_game("connect_four")  # alpha None (--dirichlet-alpha 0): the game's own; 0: no noise
+    evaluator = NetworkEvaluator(_network(game))
+    rng = np.random.default_rng(0)
+    assert make_tree(game, evaluator, SelfPlaySettings(), rng).dirichlet_alpha == default_dirichlet_alpha(game)
+    assert make_tree(game, evaluator, SelfPlaySettings(dirichlet_alpha=0.0), rng).dirichlet_alpha is None
