@@ -20,7 +20,6 @@ For each game, in one run and with one network and one set of search settings:
 
 from __future__ import annotations
 
-import argparse
 import pickle
 import time
 from dataclasses import dataclass
@@ -30,7 +29,8 @@ import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
-from boardgym.config import positive_int, positive_number, seed_value
+from boardgym.config import Options as BaseOptions
+from boardgym.config import option, options_from_argv, seed_option
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.train.alphazero import Config
@@ -92,32 +92,32 @@ def actors_one_learner_feeds(inputs: CostInputs) -> float:
     return inputs.learner_samples_per_s / (inputs.replay_ratio * inputs.actor_positions_per_s)
 
 
+@dataclass(frozen=True)
+class Options(BaseOptions):
+    """AlphaZero self-play positions per second here and on Ray actors; the cluster cost model."""
+
+    games: tuple[str, ...] = option(("tictactoe", "connect_four"), "games to measure", many=True, metavar="GAME")
+    sources: tuple[str, ...] = option(SOURCES, "self-play sources", many=True, choices=SOURCES, metavar="SOURCE")
+    rounds: int = option(3, "timed rounds per source (after a warm-up round)", minimum=1)
+    games_per_round: int = option(32, "self-play games per round, split over workers", minimum=2)
+    simulations: int = option(Config.simulations, "PUCT simulations per move (the trainer's default)", minimum=1)
+    blocks: int = option(Config.blocks, "residual blocks (the trainer's default)", minimum=1)
+    channels: int = option(Config.channels, "channels (the trainer's default)", minimum=1)
+    train_steps: int = option(20, "training steps timed for the learner's speed", minimum=1)
+    cores: int = option(16, "cores per machine in the prediction", minimum=1)
+    gbit: float = option(10.0, "network Gbit/s at the learner in the prediction", above=0)
+    gpu_samples_per_s: float = option(
+        40_000.0, "assumed training samples/s of a GPU learner (not measured here; see docs/cluster.md)", above=0
+    )
+    seed: int = seed_option(0)
+
+    def check(self) -> None:
+        for name in self.games:
+            make_game(name)
+
+
 def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
-    parser.add_argument("--games", nargs="+", default=["tictactoe", "connect_four"], help="games to measure")
-    parser.add_argument("--sources", nargs="+", default=list(SOURCES), choices=SOURCES, help="self-play sources")
-    parser.add_argument("--rounds", type=int, default=3, help="timed rounds per source (after a warm-up round)")
-    parser.add_argument("--games-per-round", type=int, default=32, help="self-play games per round, split over workers")
-    parser.add_argument(
-        "--simulations", type=int, default=Config.simulations, help="PUCT simulations per move (the trainer's default)"
-    )
-    parser.add_argument("--blocks", type=int, default=Config.blocks, help="residual blocks (the trainer's default)")
-    parser.add_argument("--channels", type=int, default=Config.channels, help="channels (the trainer's default)")
-    parser.add_argument("--train-steps", type=int, default=20, help="training steps timed for the learner's speed")
-    parser.add_argument("--cores", type=positive_int, default=16, help="cores per machine in the prediction")
-    parser.add_argument(
-        "--gbit", type=positive_number, default=10.0, help="network Gbit/s at the learner in the prediction"
-    )
-    parser.add_argument(
-        "--gpu-samples-per-s",
-        type=positive_number,
-        default=40_000.0,
-        help="assumed training samples/s of a GPU learner (not measured here; see docs/cluster.md)",
-    )
-    parser.add_argument("--seed", type=seed_value, default=0)
-    args = parser.parse_args(argv)
-    if args.rounds < 1 or args.games_per_round < 2 or args.simulations < 1 or args.train_steps < 1:
-        parser.error("--rounds, --simulations and --train-steps must be at least 1, --games-per-round at least 2")
+    args = options_from_argv(Options, argv, prog)
     torch.set_num_threads(Config.threads)  # the trainer's default --threads
     for name in args.games:
         game = make_game(name)
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
 
 # -- measuring -----------------------------------------------------------------------------------
 def _selfplay_speeds(
-    game: Game, network: AlphaZeroNet, settings: SelfPlaySettings, args: argparse.Namespace
+    game: Game, network: AlphaZeroNet, settings: SelfPlaySettings, args: Options
 ) -> tuple[dict[str, tuple[float, float]], SelfPlayResult]:
     """Best positions per second and per CPU-second of each source over alternating rounds (a
     burst of load elsewhere on the machine then lands on every source alike), and one round's
@@ -203,7 +203,7 @@ def _cost_inputs(
     network: AlphaZeroNet,
     sample: SelfPlayResult,
     speeds: dict[str, tuple[float, float]],
-    args: argparse.Namespace,
+    args: Options,
 ) -> CostInputs:
     weights = {k: v.detach().cpu() for k, v in network.state_dict().items()}
     weights_bytes = len(pickle.dumps(weights, protocol=5))
@@ -255,7 +255,7 @@ def _learner_samples_per_s(game: Game, network: AlphaZeroNet, sample: SelfPlayRe
     return steps * config.batch_size / max(time.process_time() - started, 1e-9)
 
 
-def _print_model(inputs: CostInputs, args: argparse.Namespace) -> None:
+def _print_model(inputs: CostInputs, args: Options) -> None:
     gpu = CostInputs(**{**inputs.__dict__, "learner_samples_per_s": args.gpu_samples_per_s})
     print(
         f"  one learner feeds            {actors_one_learner_feeds(inputs):10.1f} actors on this CPU, "

@@ -7,7 +7,6 @@ with its default and help) and the checks a config passes before the run folder 
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,7 @@ import torch
 from boardgym.agents.alphazero.agent import resolve_device
 from boardgym.cluster import check_address
 from boardgym.config import option
-from boardgym.train.training_run import RunConfig, check_at_least
+from boardgym.train.training_run import RunConfig
 from boardgym.types import BoardgymError
 
 METHOD = "alphazero"
@@ -38,55 +37,68 @@ class Config(RunConfig):
     resume: bool = option(False, "continue the run named --run-name from its checkpoint.pt and replay.pt")
     device: str = option("auto", "auto (CUDA when available), cpu or cuda")
     amp: bool = option(True, "float16 autocast for network calls and training (CUDA only)")
-    threads: int = option(1, "torch CPU threads (self-play is Python-bound; 1 is best on small machines)")
+    threads: int = option(1, "torch CPU threads (self-play is Python-bound; 1 is best on small machines)", minimum=1)
     workers: str | int = option(
         "auto", "self-play processes: auto (one per CPU core, at most 8) or N (1: self-play in this process)"
     )
     backend: str = option(
-        "local", "where self-play runs: local (this process, or --workers processes) or ray (--actors Ray actors)"
+        "local",
+        "where self-play runs: local (this process, or --workers processes) or ray (--actors Ray actors)",
+        choices=tuple(SELFPLAY_BACKENDS),
     )
     actors: int = option(
         2,
         "self-play Ray actors with --backend ray (a CPU each, and with --worker-device auto or cuda a GPU share "
         "where there are GPUs)",
+        minimum=1,
     )
     worker_device: str = option(
         "cpu",
         "where --workers processes and Ray actors run the network: cpu, auto (CUDA when available) or cuda; "
         "small board-game networks play faster on CPU (docs/pretrained.md)",
+        choices=("cpu", "auto", "cuda"),
     )
     address: str | None = option(
         None,
         "with --backend ray: the Ray cluster (auto, HOST:PORT of the head, ray://HOST:10001); default: "
         "$RAY_ADDRESS, else a Ray started on this machine (docs/cluster.md)",
     )
-    iterations: int = option(60, "self-play / training iterations")
-    max_minutes: float = option(0.0, "stop after the iteration that would end past this many minutes (0: no limit)")
-    games_per_iteration: int = option(64, "self-play games per iteration")
-    parallel_games: int = option(64, "self-play games played at once (their leaves share each network call)")
-    simulations: int = option(48, "PUCT simulations per self-play move")
-    leaves_per_game: int = option(1, "leaves per game per network call (virtual loss when > 1)")
-    c_puct: float = option(1.5, "PUCT exploration constant")
-    dirichlet_alpha: float = option(0.0, "root Dirichlet noise alpha in self-play (0: 10 / num_actions, at most 1)")
-    dirichlet_fraction: float = option(0.25, "weight of the root noise")
-    temperature_moves: int = option(4, "moves drawn in proportion to visits at the start of a game; then greedy")
-    random_opening_moves: int = option(2, "uniformly random first moves of every self-play game (explores openings)")
+    iterations: int = option(60, "self-play / training iterations", minimum=1)
+    max_minutes: float = option(
+        0.0, "stop after the iteration that would end past this many minutes (0: no limit)", minimum=0
+    )
+    games_per_iteration: int = option(64, "self-play games per iteration", minimum=0)
+    parallel_games: int = option(64, "self-play games played at once (their leaves share each network call)", minimum=1)
+    simulations: int = option(48, "PUCT simulations per self-play move", minimum=1)
+    leaves_per_game: int = option(1, "leaves per game per network call (virtual loss when > 1)", minimum=1)
+    c_puct: float = option(1.5, "PUCT exploration constant", minimum=0)
+    dirichlet_alpha: float = option(
+        0.0, "root Dirichlet noise alpha in self-play (0: 10 / num_actions, at most 1)", minimum=0
+    )
+    dirichlet_fraction: float = option(0.25, "weight of the root noise", minimum=0, maximum=1)
+    temperature_moves: int = option(
+        4, "moves drawn in proportion to visits at the start of a game; then greedy", minimum=0
+    )
+    random_opening_moves: int = option(
+        2, "uniformly random first moves of every self-play game (explores openings)", minimum=0
+    )
     random_start_moves: int = option(
         0,
         "start every self-play game after k uniformly random moves, k drawn per game from 0 to N (those moves are "
         "not searched or recorded): positions beyond the network's own openings",
+        minimum=0,
     )
-    max_moves: int = option(0, "score a self-play game as a draw after this many moves (0: no limit)")
-    blocks: int = option(2, "residual blocks")
-    channels: int = option(32, "channels per convolution")
-    value_hidden: int = option(64, "hidden units of the value head")
+    max_moves: int = option(0, "score a self-play game as a draw after this many moves (0: no limit)", minimum=0)
+    blocks: int = option(2, "residual blocks", minimum=1)
+    channels: int = option(32, "channels per convolution", minimum=1)
+    value_hidden: int = option(64, "hidden units of the value head", minimum=1)
     init: str | None = option(
         None,
         "start from these weights instead of random ones: 'pretrained' (the network shipped for this game) or "
         "the path of an alphazero checkpoint; --blocks/--channels/--value-hidden must match it (--resume continues "
         "from the run's own checkpoint instead)",
     )
-    buffer_size: int = option(20_000, "replay buffer capacity in positions (symmetric copies included)")
+    buffer_size: int = option(20_000, "replay buffer capacity in positions (symmetric copies included)", minimum=1)
     replay: str | None = option(
         None,
         "start the replay buffer from this replay file (a run's replay-N.pt; its newest --buffer-size rows); with "
@@ -96,32 +108,62 @@ class Config(RunConfig):
         0,
         "Connect Four: positions with at least N stones train on the solver's win/draw/loss and the moves that "
         "keep it, not on the self-play result and visits (0: off; docs/pretrained.md)",
+        minimum=0,
     )
     solver_limit: float = option(
-        5.0, "CPU seconds per position for --solver-targets; a position that takes longer keeps its self-play targets"
+        5.0,
+        "CPU seconds per position for --solver-targets; a position that takes longer keeps its self-play targets",
+        above=0,
     )
     solved_positions: int = option(
         0,
         "Connect Four: before the first iteration, put N positions of careful-random play at --solved-plies into "
         "the replay buffer, with the solver's win/draw/loss and a policy uniform over the moves that keep it "
         "(positions the network's own games rarely reach; none of the shipped grading set; 0: off)",
+        minimum=0,
     )
     solved_plies: str = option("20-40", "stones on the board of the --solved-positions positions, FIRST-LAST")
-    batch_size: int = option(128, "training minibatch size")
-    train_steps: int = option(80, "training minibatches per iteration")
-    lr: float = option(2e-3, "AdamW learning rate (with --resume too: the optimizer resumes its moments at this rate)")
+    batch_size: int = option(128, "training minibatch size", minimum=1)
+    train_steps: int = option(80, "training minibatches per iteration", minimum=0)
+    lr: float = option(
+        2e-3,
+        "AdamW learning rate (with --resume too: the optimizer resumes its moments at this rate)",
+        minimum=0,
+        hint="0: no learning; e.g. --lr 0.001",
+    )
     lr_schedule: str = option(
         "constant",
         "constant (--lr throughout) or cosine (from --lr down to 0 over this command's --iterations, step by "
         "step; with --resume, over the iterations still to run)",
+        choices=LR_SCHEDULES,
     )
-    weight_decay: float = option(1e-4, "AdamW weight decay")
-    eval_simulations: int = option(48, "simulations per move of the measured network (and of a bare 'mcts')")
+    weight_decay: float = option(1e-4, "AdamW weight decay", minimum=0, hint="e.g. --weight-decay 0.0001")
+    eval_simulations: int = option(48, "simulations per move of the measured network (and of a bare 'mcts')", minimum=1)
     eval_opponents: str = option(
         "random;mcts;minimax;perfect",
         "';'-separated agent specs to measure against ('mcts' alone gets --eval-simulations); "
         "specs not registered or not playable on this game are skipped",
     )
+
+    def check(self) -> None:
+        super().check()
+        resolve_workers(self.workers)
+        if self.games_per_iteration == 0 and self.replay is None and not self.resume and not self.solved_positions:
+            raise BoardgymError(
+                "--games-per-iteration 0 plays no self-play games, so there is nothing to train on; give --replay "
+                "FILE (or --solved-positions N) or play at least 1 game per iteration"
+            )
+        if self.solved_positions:
+            solved_plies(self.solved_plies)
+        elif self.solved_plies != Config.solved_plies:
+            raise BoardgymError(
+                f"--solved-plies {self.solved_plies!r} does nothing without --solved-positions N; add the number of "
+                "solved positions to put in the buffer, or drop --solved-plies"
+            )
+        if self.backend == "ray":
+            check_address(self.address)
+        elif self.address is not None:
+            raise BoardgymError(f"--address {self.address!r} is for --backend ray; drop it or add --backend ray")
 
 
 def resolve_workers(value: str | int) -> int:
@@ -172,73 +214,12 @@ def solved_plies(text: str) -> range:
 
 
 def _check(config: Config) -> None:
-    """Every setting, checked before the run folder opens: one sentence for the first that is
-    out of range, naming its option."""
-    positive = (
-        "iterations",
-        "parallel_games",
-        "simulations",
-        "leaves_per_game",
-        "batch_size",
-        "buffer_size",
-        "eval_simulations",
-    )
-    check_at_least(config, positive)
+    """What a config is checked against before the run folder opens besides its declared rules
+    (``Config.check``): the devices of this machine and the files it names."""
     if resolve_workers(config.workers) > 1 and config.backend != "ray":
         resolve_worker_device(config.worker_device)
-    else:
-        worker_device_name(config.worker_device)
-    if config.init is not None and not config.init.strip():
-        raise BoardgymError("--init is empty; pass pretrained or the path of an alphazero checkpoint (final.pt)")
     if config.replay is not None and not Path(config.replay).is_file():
         raise BoardgymError(
             f"--replay {config.replay!r} is not a file; pass a replay file of an alphazero run (runs/GAME/alphazero/"
             "RUN/replay-N.pt)"
         )
-    if config.games_per_iteration == 0 and config.replay is None and not config.resume and not config.solved_positions:
-        raise BoardgymError(
-            "--games-per-iteration 0 plays no self-play games, so there is nothing to train on; give --replay FILE "
-            "(or --solved-positions N) or play at least 1 game per iteration"
-        )
-    if config.solved_positions:
-        solved_plies(config.solved_plies)
-    elif config.solved_plies != Config.solved_plies:
-        raise BoardgymError(
-            f"--solved-plies {config.solved_plies!r} does nothing without --solved-positions N; add the number of "
-            "solved positions to put in the buffer, or drop --solved-plies"
-        )
-    if (config.solver_targets or config.solved_positions) and not config.solver_limit > 0:
-        raise BoardgymError(f"--solver-limit {config.solver_limit} must be more than 0 CPU seconds")
-    for name in (
-        "games_per_iteration",
-        "solver_targets",
-        "solved_positions",
-        "train_steps",
-        "eval_every",
-        "temperature_moves",
-        "random_opening_moves",
-        "random_start_moves",
-        "max_moves",
-    ):
-        value = getattr(config, name)
-        if value < 0:
-            flag = "--" + name.replace("_", "-")
-            raise BoardgymError(f"{flag} {value} is negative; it must be 0 or more")
-    if not 0 <= config.lr < math.inf:
-        raise BoardgymError(f"--lr {config.lr} must be a finite number, 0 or more (0: no learning), e.g. --lr 0.001")
-    if not 0 <= config.weight_decay < math.inf:
-        raise BoardgymError(f"--weight-decay {config.weight_decay} must be a finite number, 0 or more, e.g. 0.0001")
-    if config.lr_schedule not in LR_SCHEDULES:
-        raise BoardgymError(f"unknown --lr-schedule {config.lr_schedule!r}; known schedules: {', '.join(LR_SCHEDULES)}")
-    _check_backend(config)
-
-
-def _check_backend(config: Config) -> None:
-    """``--backend`` and the options that go with it (``--actors``, ``--address``)."""
-    if config.backend not in SELFPLAY_BACKENDS:
-        raise BoardgymError(f"unknown --backend {config.backend!r}; known backends: {', '.join(SELFPLAY_BACKENDS)}")
-    if config.backend == "ray":
-        check_at_least(config, ("actors",))
-        check_address(config.address)
-    elif config.address is not None:
-        raise BoardgymError(f"--address {config.address!r} is for --backend ray; drop it or add --backend ray")
