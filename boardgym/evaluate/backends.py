@@ -1,0 +1,156 @@
+"""Where a tournament's games are played (``BACKENDS``): ``play_local``, worker processes on
+this machine (or this process, for one worker); ``play_on_ray``, Ray tasks on a Ray started
+here or on a cluster (``boardgym.cluster``).
+
+Each takes the tournament's ``TournamentSettings`` and the fixtures still owed, and yields the
+finished games in any order, each once; the results file and the tournament are the same
+whichever played them. Every process plays its fixtures at a ``_Table``: the game and the
+agents, built once per process from the settings. The schedule fixes each game's seats, seed
+and opening, so which process plays a game, and when, changes nothing in its moves.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import uuid
+from collections.abc import Generator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from boardgym.agents.base import Agent
+from boardgym.agents.registry import make_agent
+from boardgym.evaluate.match import play_match
+from boardgym.evaluate.schedule import Fixture, PlayedGame, TournamentSettings
+from boardgym.games import make_game
+
+BACKENDS: dict[str, str] = {
+    "local": "worker processes on this machine (--workers)",
+    "ray": "Ray tasks on a Ray started here or on the cluster at --address (pip install 'boardgym[ray]')",
+}
+
+
+def play_local(settings: TournamentSettings, todo: list[Fixture]) -> Generator[PlayedGame, None, None]:
+    """``todo`` in ``settings.workers`` processes (``settings.start_method``; default ``fork``
+    on Linux, ``spawn`` elsewhere), or in this process for one worker or one game. Closing the
+    generator early (Ctrl-C, an error) ends the workers and the games they were playing."""
+    if not todo:
+        return
+    if settings.workers == 1 or len(todo) == 1:
+        table = _Table(settings)
+        for fixture in todo:
+            yield table.play(fixture)
+        return
+    start_method = settings.start_method
+    if start_method is None:
+        start_method = "fork" if sys.platform.startswith("linux") else "spawn"
+    workers = min(settings.workers, len(todo))
+    size = max(1, min(16, len(todo) // (workers * 16)))  # small chunks: steady progress, little lost on Ctrl-C
+    # An executor rather than multiprocessing.Pool: a worker that dies (killed, out of memory)
+    # breaks the run with an error instead of leaving the pool waiting forever.
+    executor = ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context(start_method),
+        initializer=_init_worker,
+        initargs=(settings,),
+    )
+    finished = False
+    try:
+        futures = [executor.submit(_play_chunk, todo[i : i + size]) for i in range(0, len(todo), size)]
+        for future in as_completed(futures):
+            yield from future.result()
+        finished = True
+    finally:
+        if not finished:  # interrupted or failed: stop the games still being played
+            for process in list(getattr(executor, "_processes", {}).values()):
+                process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def play_on_ray(settings: TournamentSettings, todo: list[Fixture]) -> Generator[PlayedGame, None, None]:
+    """``todo`` as Ray tasks on the cluster at ``settings.address``, or on a Ray started here
+    with ``settings.workers`` CPUs (``boardgym.cluster.imap_chunks``: a task whose worker dies
+    is played again, its chunk's games all together or not at all), each task playing its chunk
+    with the same ``_Table`` as the local workers, built once per Ray worker process. Agent
+    objects travel pickled: their classes must be importable on every node. Relative paths in
+    specs (``checkpoint=runs/...``) are read from this process's folder, on every machine
+    where that folder exists (a shared file system)."""
+    from boardgym.cluster import imap_chunks
+
+    table = (uuid.uuid4().hex, settings, os.getcwd())
+    yield from imap_chunks(
+        _play_table_chunk,
+        table,
+        todo,
+        address=settings.address,
+        num_cpus=settings.workers,
+        what="the tournament's agents",
+    )
+
+
+class _Table:
+    """The game and the agents (built once) that play the fixtures handed to one process."""
+
+    def __init__(self, settings: TournamentSettings) -> None:
+        self.game = make_game(settings.game_name, **settings.game_params)
+        self.specs = list(settings.specs)
+        self.seed = settings.seed
+        self.save_games = settings.save_games
+        self.record_moves = settings.record_moves
+        self.agents: dict[int, Agent] = {}
+
+    def play(self, fixture: Fixture) -> PlayedGame:
+        players = [self._agent(i) for i in fixture.seats]
+        timed = self.record_moves and fixture.index < self.save_games
+        record = play_match(
+            self.game,
+            players,
+            self.seed,
+            index=fixture.index,
+            record_moves=self.record_moves,
+            record_times=timed,
+            opening=fixture.opening,
+        )
+        return PlayedGame(fixture.index, fixture.seats, record)
+
+    def _agent(self, i: int) -> Agent:
+        if i not in self.agents:
+            self.agents[i] = make_agent(self.specs[i], self.game, seed=self.seed)
+        return self.agents[i]
+
+
+_WORKER_TABLE: _Table | None = None
+
+
+def _init_worker(settings: TournamentSettings) -> None:
+    global _WORKER_TABLE
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    _WORKER_TABLE = _Table(settings)
+
+
+def _play_chunk(fixtures: list[Fixture]) -> list[PlayedGame]:
+    assert _WORKER_TABLE is not None
+    return [_WORKER_TABLE.play(fixture) for fixture in fixtures]
+
+
+_RAY_TABLE: tuple[str, _Table] | None = None
+
+
+def _play_table_chunk(table: tuple[str, TournamentSettings, str], fixtures: list[Fixture]) -> list[PlayedGame]:
+    """One Ray task: ``fixtures`` played at the table that ``table`` (a key naming the
+    tournament, its settings, the caller's folder) describes, built on the first task of this
+    tournament in the process."""
+    global _RAY_TABLE
+    key, settings, folder = table
+    if os.path.isdir(folder):  # agents load their files lazily, at their first game
+        os.chdir(folder)
+    if _RAY_TABLE is None or _RAY_TABLE[0] != key:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        _RAY_TABLE = (key, _Table(settings))
+        if "torch" in sys.modules:  # one thread per task, as in the local workers
+            sys.modules["torch"].set_num_threads(1)
+    return [_RAY_TABLE[1].play(fixture) for fixture in fixtures]
