@@ -12,35 +12,39 @@ with ``--leaves-per-game 4``. Where CUDA is not available, it says so and measur
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from dataclasses import dataclass
 
 import torch
 
 from boardgym.agents.alphazero.agent import load_network
 from boardgym.agents.alphazero.pretrained import pretrained_file
-from boardgym.config import positive_int
+from boardgym.config import Options, option, options_from_argv
 from boardgym.games import make_game
 from boardgym.train.alphazero.selfplay import SelfPlaySettings
 from boardgym.train.alphazero.workers import SelfPlayPool
 from boardgym.types import BoardgymError
 
 
+@dataclass(frozen=True)
+class WorkerDeviceOptions(Options):
+    """Self-play speed of --workers processes with their network on CPU and on CUDA, side by side."""
+
+    game: str = option("connect_four", "a game with a shipped network")
+    workers: int = option(15, "self-play processes", minimum=1)
+    games: int = option(150, "games in the timed round", minimum=1)
+    simulations: int = option(200, "PUCT simulations per move", minimum=1)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python benchmarks/worker_device_speed.py", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("--game", default="connect_four", help="a game with a shipped network")
-    parser.add_argument("--workers", type=positive_int, default=15, help="self-play processes")
-    parser.add_argument("--games", type=positive_int, default=150, help="games in the timed round")
-    parser.add_argument("--simulations", type=positive_int, default=200, help="PUCT simulations per move")
-    args = parser.parse_args(argv)
     try:
+        args = options_from_argv(WorkerDeviceOptions, argv, "python benchmarks/worker_device_speed.py")
         game = make_game(args.game)
         network = load_network(pretrained_file(game), game)
     except BoardgymError as error:
-        parser.error(str(error))
+        print(f"worker_device_speed: error: {error}", file=sys.stderr)
+        return 2
     settings = [("cpu", 1)]
     if torch.cuda.is_available():
         settings += [("cuda", 1), ("cuda", 4)]

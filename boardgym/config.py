@@ -249,9 +249,9 @@ def options_from_args(options_cls: type[C], args: argparse.Namespace) -> C:
             values[field.name] = raw
         elif meta.get("many") or meta.get("repeat"):
             item = _item_type(hints[field.name])
-            values[field.name] = tuple(read_option(text, item, flag_of(field, meta)) for text in raw)
+            values[field.name] = tuple(read_option(text, item, flag_of(field, meta), meta["help"]) for text in raw)
         else:
-            values[field.name] = read_option(raw, hints[field.name], flag_of(field, meta))
+            values[field.name] = read_option(raw, hints[field.name], flag_of(field, meta), meta["help"])
     if params is not None:
         game = values.get("game", getattr(options_cls, "game", None))
         values[GAME_PARAMS] = parse_game_params(_split_params(params), game if isinstance(game, str) else None)
@@ -262,8 +262,11 @@ def options_from_argv(options_cls: type[C], argv: list[str] | None, prog: str) -
     return options_from_args(options_cls, build_parser(options_cls, prog).parse_args(argv))
 
 
-def read_option(text: str, annotation: Any, flag: str) -> Any:
-    """``text`` typed at ``flag`` read as ``annotation`` (``parse_value``), or one sentence."""
+def read_option(text: str, annotation: Any, flag: str, help: str = "") -> Any:
+    """``text`` typed at ``flag`` read as ``annotation`` (``parse_value``), or one sentence;
+    empty text is refused whatever the type (``--root ''``: ``--root is empty``)."""
+    if not text.strip():
+        raise BoardgymError(f"{flag} is empty; give {_article(help)}")
     return parse_value(text, annotation, name=flag, joiner=" ")
 
 
@@ -349,8 +352,9 @@ def _shown(value: Any) -> str:
 
 
 def _article(help_text: str) -> str:
-    """The help text as what to give: ``give a value: ...``."""
-    return f"a value ({help_text})" if help_text else "a value"
+    """What to give, from the help text's first clause: ``give a value (the runs root ...)``."""
+    clause = help_text.split("; ")[0].strip()
+    return f"a value ({clause})" if clause else "a value"
 
 
 def _game_params(options: Any, value: Any) -> dict[str, Any]:
@@ -363,13 +367,15 @@ def _game_params(options: Any, value: Any) -> dict[str, Any]:
     raise BoardgymError(f"game parameters {value!r} must be KEY=VALUE text or a dict, e.g. {{'size': 7}}")
 
 
-_NEXT_PARAM = re.compile(r"[;\s]+(?=[A-Za-z_][A-Za-z0-9_]*\s*=)|;")
+_NEXT_PARAM = re.compile(r"[;\s]+(?=[A-Za-z_][A-Za-z0-9_]*\s*=)")
 
 
 def _split_params(items: Iterable[str]) -> list[str]:
-    """``["size=3 max_moves=40", "heaps=3, 4, 5"]`` -> one item per ``KEY=VALUE`` (a value may
-    hold spaces; a new item starts where the next ``KEY=`` does, or at ``;``)."""
-    return [part.strip() for item in items for part in _NEXT_PARAM.split(item) if part.strip()]
+    """``["size=3 max_moves=40", "heaps=3, 4, 5", "sets=0 1;2"]`` -> one item per ``KEY=VALUE``:
+    a new item starts where the next ``KEY=`` does (after spaces or ``;``), so a value may hold
+    spaces and semicolons of its own."""
+    parts = (part.strip().rstrip(";").strip() for item in items for part in _NEXT_PARAM.split(item))
+    return [part for part in parts if part]
 
 
 def _default_text(field: dataclasses.Field[Any], meta: typing.Mapping[str, Any]) -> str:
@@ -390,6 +396,9 @@ def _admits_none(annotation: Any) -> bool:
 
 
 def _item_type(annotation: Any) -> Any:
+    """The item type of ``tuple[X, ...]`` (or of ``tuple[X, ...] | None``)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
     args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
     return args[0] if args else str
 

@@ -71,18 +71,18 @@ def lookup(table: Mapping[str, E], name: str, kind: str) -> E:
         raise BoardgymError(f"unknown {kind} {name!r}; known {kind}s: {', '.join(table)}") from None
 
 
-def read_pairs(items: Iterable[str], *, what: str, example: str) -> dict[str, str]:
+def read_pairs(items: Iterable[str], *, what: str, example: str, form: str = "KEY=VALUE") -> dict[str, str]:
     """The one reader of ``KEY=VALUE`` text (game parameters, agent spec keys, named
     checkpoints): ``["size=7", "swap=true"]`` -> ``{"size": "7", "swap": "true"}``, keys and
     values stripped. An item without ``=`` or without a key, or a key given twice, is one
     sentence naming the item and ``what`` holds it (``-p``, ``agent spec 'mcts:c=1'``), with
-    ``example`` of the right form."""
+    ``example`` of the right ``form``."""
     pairs: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise BoardgymError(f"cannot read {item!r} in {what}; write KEY=VALUE, e.g. {example}")
+            raise BoardgymError(f"cannot read {item!r} in {what}; write {form}, e.g. {example}")
         if key in pairs:
             raise BoardgymError(f"{what} gives {key!r} twice; give it once")
         pairs[key] = value.strip()

@@ -113,20 +113,21 @@ class RunFolder:
     def name(self) -> str:
         return self.path.name
 
-    def open(self, *, resume: bool = False, holds: str | None = None, what: str = "run") -> RunFolder:
+    def open(
+        self, *, resume: bool = False, holds: str | None = None, what: str = "run", resumable: bool = True
+    ) -> RunFolder:
         """Create the folder, lock it and check it (see the class doc); on a refusal the lock
-        is let go again."""
+        is let go again. ``what`` names what a run folder holds in the refusal, ``resumable``
+        whether the command can ``--resume`` (and so says so)."""
+        if not self.path.exists():  # a --resume of a name that is not there leaves no folder behind
+            self._check_resumable(resume, holds)
         self.path.mkdir(parents=True, exist_ok=True)
         self._lock = RunLock(self.path).acquire()
         try:
             existing = [path for path in self.path.iterdir() if path.name != LOCK_FILE]
-            if resume and holds is not None and not (self.path / holds).is_file():
-                raise BoardgymError(
-                    f"--resume: there is no {holds} in {str(self.path)!r} to continue from; check --run-name and "
-                    "--root, or start a new run without --resume"
-                )
+            self._check_resumable(resume, holds)  # again, now that no other process can change it
             if not resume and existing:
-                advice = "pass --resume to continue it, or " if holds is not None else "pass "
+                advice = "pass --resume to continue it, or " if resumable else "pass "
                 raise BoardgymError(
                     f"run folder {str(self.path)!r} already holds a {what}; {advice}another --run-name for a new one"
                 )
@@ -158,6 +159,13 @@ class RunFolder:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
         self.close(error)
+
+    def _check_resumable(self, resume: bool, holds: str | None) -> None:
+        if resume and holds is not None and not (self.path / holds).is_file():
+            raise BoardgymError(
+                f"--resume: there is no {holds} in {str(self.path)!r} to continue from; check --run-name and "
+                "--root, or start a new run without --resume"
+            )
 
     def _clear(self) -> None:
         import shutil

@@ -1,15 +1,15 @@
 """The package's layers hold by construction: no module imports a layer above its own, no
 imports go round in a cycle, and the pure rules load without gymnasium, pettingzoo or torch.
 
-Layers, lowest first (docs/architecture.md): types -> game -> registry, runs, config, cluster -> games ->
-solve, draw -> agents -> envs -> evaluate -> train -> bench, web -> cli and the package root. Every import
-counts, at module level or inside a function: a function-level import does not make an upward
-dependency any less real.
+The layers, lowest first, are written once, in docs/architecture.md ("Import order"); this test
+reads them from there. Every import counts, at module level or inside a function: a
+function-level import does not make an upward dependency any less real.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,26 +20,30 @@ import boardgym
 from boardgym.games import GAMES
 
 PACKAGE = Path(boardgym.__file__).parent
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 
-LAYERS: dict[str, int] = {
-    "boardgym.types": 0,
-    "boardgym.game": 1,
-    "boardgym.registry": 2,
-    "boardgym.runs": 2,
-    "boardgym.config": 2,
-    "boardgym.cluster": 2,
-    "boardgym.games": 3,
-    "boardgym.solve": 4,
-    "boardgym.draw": 4,  # pictures of the rules' states: pure string building
-    "boardgym.agents": 5,
-    "boardgym.envs": 6,
-    "boardgym.evaluate": 7,
-    "boardgym.train": 8,
-    "boardgym.bench": 9,
-    "boardgym.web": 9,  # the local play server and the HTML replays
-    "boardgym.cli": 10,
-    "boardgym": 10,  # the package root: make_game, make_agent, gym registration
-}
+
+def read_layers(text: str) -> dict[str, int]:
+    """``{"boardgym.types": 0, ...}`` from the doc's "Import order" line: the modules in
+    backticks, ``->`` between layers, ``,`` between the modules of one layer. The package root
+    sits with the CLI, on top."""
+    found = re.search(r"Import order.*?`([^`]*->[^`]*)`", text, re.DOTALL)
+    assert found, "docs/architecture.md has no 'Import order' line with the layers in backticks"
+    layers: dict[str, int] = {}
+    for number, layer_text in enumerate(found.group(1).split("->")):
+        for name in layer_text.split(","):
+            layers[f"boardgym.{name.strip()}"] = number
+    layers["boardgym"] = layers["boardgym.cli"]
+    return layers
+
+
+LAYERS: dict[str, int] = read_layers(ARCHITECTURE.read_text())
+
+
+def test_the_layers_are_read_from_the_architecture_doc() -> None:
+    assert LAYERS["boardgym.types"] == 0 and LAYERS["boardgym.cli"] == max(LAYERS.values())
+    assert LAYERS["boardgym.games"] < LAYERS["boardgym.config"] < LAYERS["boardgym.agents"]
+    assert LAYERS["boardgym.bench"] == LAYERS["boardgym.web"]
 
 
 def module_name(path: Path) -> str:

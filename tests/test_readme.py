@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from boardgym.agents.registry import AGENTS
-from boardgym.cli import BENCHES, build_parser
+from boardgym.cli import BENCHES, GROUPS, build_parser
 from boardgym.games import GAMES
 from boardgym.registry import lookup
 from boardgym.solve import SOLVERS
@@ -120,18 +120,17 @@ def check_boardgym(argv: list[str], command: str, monkeypatch: pytest.MonkeyPatc
         args, extra = parser.parse_known_args(argv)
     except SystemExit:
         pytest.fail(f"README: `{command}` is refused by boardgym's parser")
-    if not getattr(args, "passes_extra", False):
+    if args.command not in GROUPS:
         assert not extra, f"README: `{command}` has options boardgym {args.command} does not know: {extra}"
     if args.command in ("play", "evaluate", "render"):
         assert args.game in GAMES, f"README: `{command}` names game {args.game!r}, which does not exist"
-    if args.command == "play":
+    if args.command == "play" and args.opponent is not None:
         check_agent_specs([args.opponent], command)
     if args.command == "evaluate":
         check_agent_specs(args.agents, command)
-    tables = {"train": (METHODS, "method"), "bench": (BENCHES, "which"), "solve": (SOLVERS, "puzzle")}
+    tables = {"train": METHODS, "bench": BENCHES, "solve": SOLVERS}
     if args.command in tables:
-        table, field = tables[args.command]
-        name = getattr(args, field)
+        table, name = tables[args.command], args.entry
         assert name in table, f"README: `{command}`: {name!r} is no {args.command} subcommand"
         parse_entry_main(lookup(table, name, args.command).load(), extra, monkeypatch)
 

@@ -17,6 +17,7 @@ import torch
 import boardgym
 from boardgym import make_game
 from boardgym.runs import (
+    RunFolder,
     RunLock,
     atomic_write_bytes,
     atomic_write_text,
@@ -25,7 +26,6 @@ from boardgym.runs import (
     game_signature,
     load_checkpoint,
     retrain_command,
-    run_dir,
     save_checkpoint,
 )
 from boardgym.types import BoardgymError
@@ -41,17 +41,54 @@ def one_sentence(error: pytest.ExceptionInfo[BoardgymError]) -> str:
 
 
 # -- run folders --------------------------------------------------------------------------------
-def test_run_dir_layout(tmp_path: Path) -> None:
-    path = run_dir("nim", "qlearning", "first", root=tmp_path)
-    assert path == tmp_path / "nim" / "qlearning" / "first" and path.is_dir()
-    default = run_dir("nim", "qlearning", None, seed=7, root=tmp_path, create=False)
-    assert default.name.startswith("s7-") and not default.exists()
+def test_run_folder_layout(tmp_path: Path) -> None:
+    folder = RunFolder.named(tmp_path, "nim", "qlearning", "first")
+    assert folder.path == tmp_path / "nim" / "qlearning" / "first" and not folder.path.exists()
+    with folder.open():
+        assert folder.path.is_dir() and folder.fresh
+    default = RunFolder.named(tmp_path, "nim", "qlearning", None, seed=7)
+    assert default.name.startswith("s7-") and not default.path.exists()
+    default.path.mkdir(parents=True)  # a run of the same second: the next default name is another
+    assert RunFolder.named(tmp_path, "nim", "qlearning", None, seed=7).name == default.name + "-2"
+    assert RunFolder.named(tmp_path, "nim", "ladder", None, seed=7, default_name="s7").name == "s7"
+
+
+def test_a_run_folder_is_never_overwritten_and_resumes_only_what_it_holds(tmp_path: Path) -> None:
+    folder = RunFolder.named(tmp_path, "nim", "qlearning", "r")
+    with folder.open(holds="checkpoint.pt"):
+        (folder.path / "checkpoint.pt").write_text("x")
+    with pytest.raises(BoardgymError, match="already holds a run; pass --resume to continue it, or another --run-name"):
+        RunFolder(folder.path).open(holds="checkpoint.pt")
+    with pytest.raises(BoardgymError, match="already holds a grade; pass another --run-name"):
+        RunFolder(folder.path).open(what="grade", resumable=False)
+    with RunFolder(folder.path).open(resume=True, holds="checkpoint.pt") as again:
+        assert not again.fresh
+        with pytest.raises(BoardgymError, match="in use by process"):
+            RunFolder(folder.path).open(resume=True)
+    with pytest.raises(BoardgymError, match="--resume: there is no checkpoint.pt in"):
+        RunFolder.named(tmp_path, "nim", "qlearning", "empty").open(resume=True, holds="checkpoint.pt")
+    newest = RunFolder.named(tmp_path, "nim", "qlearning", None, resume=True, holds="checkpoint.pt")
+    assert newest.path == folder.path
+    with pytest.raises(BoardgymError, match="nothing under .* to resume"):
+        RunFolder.named(tmp_path, "nim", "ppo", None, resume=True, holds="checkpoint.pt")
+
+
+def test_a_fresh_folder_refused_for_bad_input_is_emptied_unless_kept(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run").open()
+    (folder.path / "config.json").write_text("{}")
+    folder.close(BoardgymError("bad input"))
+    assert [path.name for path in folder.path.iterdir()] == [".lock"]
+    kept = RunFolder(tmp_path / "kept").open()
+    (kept.path / "checkpoint.pt").write_text("x")
+    kept.keep()
+    kept.close(BoardgymError("bad input later"))
+    assert (kept.path / "checkpoint.pt").is_file()
 
 
 @pytest.mark.parametrize("name", ["../x", "..", ".", "/tmp/elsewhere", "a/b", "a\\b", "x\0y", "", "   "])
 def test_run_names_that_leave_the_root_are_refused(tmp_path: Path, name: str) -> None:
     with pytest.raises(BoardgymError, match="--run-name") as error:
-        run_dir("nim", "qlearning", name or " ", root=tmp_path)
+        RunFolder.named(tmp_path, "nim", "qlearning", name or " ")
     one_sentence(error)
     with pytest.raises(BoardgymError):
         check_run_name(name)

@@ -87,7 +87,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``"mcts:simulations=800,c=1.4"`` -> ``("mcts", {"simulations": "800", "c": "1.4"})``."""
     name, _, rest = spec.strip().partition(":")
     items = filter(None, (part.strip() for part in rest.split(",")))
-    return name.strip(), read_pairs(items, what=f"agent spec {spec!r}", example="minimax:depth=3")
+    pairs = read_pairs(items, what=f"agent spec {spec!r}", example="minimax:depth=3", form="name:key=value,key=value")
+    return name.strip(), pairs
 
 
 def agent_class(name: str) -> type:

@@ -12,7 +12,7 @@ from boardgym.cli.play import GameOptions
 from boardgym.cluster import check_address
 from boardgym.config import REQUIRED, option, seed_option
 from boardgym.evaluate.openings import OPENING_MODES
-from boardgym.evaluate.tournament import BACKENDS, SETTINGS_FILE
+from boardgym.evaluate.tournament import BACKENDS, SETTINGS_FILE, TournamentSettings
 from boardgym.runs import RUNS_ROOT, RunFolder, check_run_name
 from boardgym.types import BoardgymError
 
@@ -91,11 +91,28 @@ class EvaluateOptions(FolderOptions):
         elif self.address is not None:
             raise BoardgymError(f"--address {self.address!r} is for --backend ray; drop it or add --backend ray")
 
+    def tournament(self) -> TournamentSettings:
+        """The tournament these options ask for."""
+        return TournamentSettings(
+            self.game,
+            self.agents,
+            self.games,
+            workers=self.workers if self.workers is not None else min(os.cpu_count() or 1, 8),
+            seed=self.seed,
+            game_params=self.game_params,
+            gauntlet=self.gauntlet,
+            backend=self.backend,
+            address=self.address,
+            save_games=self.save_games,
+            openings=self.openings,
+            opening_plies=self.opening_plies,
+        )
+
 
 def evaluate(options: EvaluateOptions) -> int:
     from boardgym.evaluate.analysis import analyse
     from boardgym.evaluate.report import console_summary, write_report
-    from boardgym.evaluate.tournament import run_tournament
+    from boardgym.evaluate.tournament import run_tournament_with
 
     folder = RunFolder.named(
         options.root,
@@ -107,24 +124,8 @@ def evaluate(options: EvaluateOptions) -> int:
         holds=SETTINGS_FILE,
     )
     out_dir = folder.path
-    workers = options.workers if options.workers is not None else min(os.cpu_count() or 1, 8)
     try:
-        tournament = run_tournament(
-            options.game,
-            options.agents,
-            options.games,
-            workers=workers,
-            seed=options.seed,
-            out_dir=out_dir,
-            game_params=options.game_params,
-            gauntlet=options.gauntlet,
-            resume=options.resume,
-            backend=options.backend,
-            address=options.address,
-            save_games=options.save_games,
-            openings=options.openings,
-            opening_plies=options.opening_plies,
-        )
+        tournament = run_tournament_with(options.tournament(), out_dir, resume=options.resume)
     except KeyboardInterrupt:
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
         print(f"finish them with the same command and: --run-name {out_dir.name} --resume", file=sys.stderr)
@@ -221,7 +222,7 @@ def grade(options: GradeOptions) -> int:
     positions = read_connect_four_set(options.positions) if options.positions is not None else None
     name = str(options.positions) if options.positions is not None else None
     folder = RunFolder.named(options.root, game.name, "grade", options.run_name, seed=options.seed)
-    with folder.open(what="grade"):
+    with folder.open(what="grade", resumable=False):
         result = grade_agent(game, options.agent, seed=options.seed, positions=positions, positions_name=name)
         write_grade(result, folder.path)
     print(markdown(result), end="")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from boardgym.draw.canvas import MUTED, Canvas
+from boardgym.draw.canvas import INK, MUTED, Canvas
 from boardgym.game import Game
 from boardgym.types import Action
 
@@ -32,8 +32,9 @@ def draw(game: Game, state: Any, history: Sequence[Action] = ()) -> Canvas:
     width = max(2 * MARGIN + max(len(line) for line in start) * CHAR, 2 * MARGIN + columns * (BUTTON_W + GAP))
     canvas = Canvas(width, 3 * MARGIN + text_height + rows * (BUTTON_H + GAP))
     for number, line in enumerate(game.render(state).splitlines()[: len(start)]):
-        canvas.text(
-            MARGIN, MARGIN + number * LINE + LINE / 2, line, size=14, text_anchor="start", font_family="monospace"
+        y = MARGIN + number * LINE + LINE / 2 + 5  # the text's baseline
+        canvas.add(
+            "text", line, x=MARGIN, y=y, font_size=14, font_family="monospace", fill=INK, style="white-space:pre"
         )
     terminal = game.is_terminal(state)
     legal = set() if terminal else set(game.legal_actions(state))

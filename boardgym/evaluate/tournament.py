@@ -19,7 +19,6 @@ Every name of those modules that callers use is importable from here too, as bef
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from boardgym.evaluate.results import (
 from boardgym.evaluate.schedule import Fixture, PlayedGame, Tournament, TournamentSettings, agent_labels
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.runs import RUNS_ROOT, RunLock, check_root, check_run_name
+from boardgym.runs import RunFolder
 from boardgym.types import BoardgymError
 
 __all__ = [
@@ -52,7 +51,6 @@ __all__ = [
     "Tournament",
     "TournamentSettings",
     "agent_labels",
-    "evaluate_folder",
     "load_tournament",
     "run_tournament",
     "run_tournament_with",
@@ -138,46 +136,15 @@ def run_tournament_with(
         opening_plies=plies,
     )
 
-    folder = None
-    lock = None
-    if out_dir is not None:
-        folder = Path(out_dir)
-        # The one writer of the folder until the tournament ends: a second evaluate (or a
-        # --resume) on the same run name is refused instead of writing results.jsonl twice.
-        lock = RunLock(folder).acquire()
-        try:
-            tournament.games = previous_games(folder, tournament, resume)
-            write_settings(folder, tournament)
-        except BaseException:
-            lock.release()
-            raise
-    try:
-        return _play(tournament, settings, game, folder)
-    finally:
-        if lock is not None:
-            lock.release()
-
-
-def evaluate_folder(
-    game_name: str, run_name: str | None = None, seed: int = 0, resume: bool = False, root: Path | str = RUNS_ROOT
-) -> Path:
-    """``runs/<game>/evaluate/<run-name>/`` (not created yet). Without a run name: a new
-    ``s<seed>-<date>-<time>``, or with ``resume`` the newest folder that holds a tournament."""
-    base = check_root(root) / game_name / "evaluate"
-    if run_name:
-        folder = base / check_run_name(run_name)
-        if resume and not (folder / SETTINGS_FILE).is_file():
-            raise BoardgymError(
-                f"--resume: there is no tournament in {str(folder)!r} to continue; check --run-name "
-                "(or leave it out to resume the newest), or start a new run without --resume"
-            )
-        return folder
-    if resume:
-        runs = sorted(base.glob(f"*/{SETTINGS_FILE}"), key=lambda path: path.stat().st_mtime)
-        if not runs:
-            raise BoardgymError(f"no tournament under {str(base)!r} to resume; start one without --resume")
-        return runs[-1].parent
-    return base / f"s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if out_dir is None:
+        return _play(tournament, settings, game, None)
+    # The one writer of the folder until the tournament ends: a second evaluate (or a --resume)
+    # on the same run name is refused instead of writing results.jsonl twice, and a finished
+    # tournament is never overwritten without --resume.
+    with RunFolder(out_dir).open(resume=resume, holds=SETTINGS_FILE, what="tournament") as folder:
+        tournament.games = previous_games(folder.path, tournament, resume)
+        write_settings(folder.path, tournament)
+        return _play(tournament, settings, game, folder.path)
 
 
 def _check(settings: TournamentSettings) -> Game:

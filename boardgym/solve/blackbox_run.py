@@ -56,7 +56,7 @@ class Config(Options):
 def main(argv: list[str] | None = None, prog: str = "boardgym solve blackbox") -> int:
     config = options_from_argv(Config, argv, prog)
     folder = RunFolder.named(config.root, "blackbox", config.algorithm, config.run_name, seed=config.seed)
-    with folder.open(what="solve run"):
+    with folder.open(what="solve run", resumable=False):
         results = [
             _run_with_progress(config, instance, seed)
             for instance in config.instance

@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym solve setcover") -
     config = options_from_argv(Config, argv, prog)
     folder = RunFolder.named(config.root, "setcover", "astar", config.run_name, seed=config.seed)
     rows = []
-    with folder.open(what="solve run"):
+    with folder.open(what="solve run", resumable=False):
         print(_header(config))
         for game in _instances(config):
             if isinstance(game, str):

@@ -94,6 +94,7 @@ class RunConfig(Options):
     progress: bool = option(True, "show a progress bar")
 
     def check(self) -> None:
+        game_from_config(self)  # an unknown game or a bad parameter: one sentence, now
         if self.resume and not self.run_name:
             raise BoardgymError("--resume needs --run-name NAME: the run folder to continue")
         if self.run_name:
@@ -103,14 +104,6 @@ class RunConfig(Options):
 def game_from_config(config: RunConfig) -> Game:
     """The game a config names: ``--game quixo -p size=3``."""
     return make_game(config.game, **config.game_params)
-
-
-def check_at_least(config: Any, names: Iterable[str], minimum: int = 1) -> None:
-    """One sentence for the first field of ``names`` below ``minimum``."""
-    for name in names:
-        value = getattr(config, name)
-        if value < minimum:
-            raise BoardgymError(f"--{name.replace('_', '-')} {value} must be at least {minimum}")
 
 
 def baseline_spec(game: Game) -> str | None:

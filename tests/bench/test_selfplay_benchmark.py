@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from boardgym.bench.selfplay_speed import CostInputs, actors_one_learner_feeds, main, predict
+from boardgym.types import BoardgymError
 
 INPUTS = CostInputs(
     weights_bytes=1_000_000,
@@ -53,7 +54,8 @@ def test_a_tiny_run_prints_speeds_bytes_and_the_prediction(capsys) -> None:
     assert "112 bytes (18 plane values, 9 policy, 1 value)" in out  # tic-tac-toe: 2 planes of 3x3, float32
 
 
-def test_bad_settings_are_refused(capsys) -> None:
-    with pytest.raises(SystemExit):
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(BoardgymError, match="--rounds 0 must be at least 1"):
         main(["--rounds", "0"])
-    assert "must be at least" in capsys.readouterr().err
+    with pytest.raises(BoardgymError, match="--games-per-round 1 must be at least 2"):
+        main(["--games-per-round", "1"])

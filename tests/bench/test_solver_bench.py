@@ -16,7 +16,7 @@ def test_bench_solver_prints_a_row_per_set(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_bench_solver_refuses_an_unknown_set_and_missing_data(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(BoardgymError, match="unknown test set 'Late'"):
+    with pytest.raises(BoardgymError, match="unknown --sets 'Late'; choose one of: End-Easy"):
         main(["--sets", "Late"])
     with pytest.raises(BoardgymError, match="no test set at"):
         main(["--sets", "End-Easy", "--data", str(tmp_path)])
@@ -25,10 +25,10 @@ def test_bench_solver_refuses_an_unknown_set_and_missing_data(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--budget", "nan"], "--budget nan must be a positive, finite number"),
-        (["--budget", "0"], "--budget 0.0 must be a positive, finite number"),
-        (["--limit", "-1"], "--limit -1 must be 1 or more"),
-        (["--limit", "0"], "--limit 0 must be 1 or more"),
+        (["--budget", "nan"], "--budget 'nan' must be a finite number"),
+        (["--budget", "0"], "--budget 0.0 must be above 0; e.g. --budget 120"),
+        (["--limit", "-1"], "--limit -1 must be at least 1"),
+        (["--limit", "0"], "--limit 0 must be at least 1"),
     ],
 )
 def test_bench_solver_refuses_bad_budgets_and_limits(argv: list[str], message: str) -> None:

@@ -23,6 +23,7 @@ def test_prints_a_row_per_setting(
 def test_a_game_without_a_shipped_network_is_one_line(
     benchmark_script: Callable[[str], ModuleType], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(SystemExit):
-        benchmark_script("worker_device_speed").main(["--game", "nim"])
+    assert benchmark_script("worker_device_speed").main(["--game", "nim"]) == 2
     assert "no pretrained alphazero network ships for nim" in capsys.readouterr().err
+    assert benchmark_script("worker_device_speed").main(["--workers", "0"]) == 2
+    assert "--workers 0 must be at least 1" in capsys.readouterr().err

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from boardgym.cli import build_parser
+from boardgym.cli.evaluate import EvaluateOptions
+from boardgym.config import field_named, rules_of
 from boardgym.train.alphazero import Config
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -29,12 +30,7 @@ def test_the_cluster_yaml_passes_ray_s_own_checks() -> None:
 
 def test_the_recipe_names_options_that_exist() -> None:
     text = (DOCS / "cluster.md").read_text()
-    evaluate = next(
-        action
-        for action in build_parser()._subparsers._group_actions[0].choices["evaluate"]._actions  # type: ignore[union-attr]
-        if "--backend" in action.option_strings
-    )
-    assert evaluate.choices == ["local", "ray"]
+    assert rules_of(EvaluateOptions, field_named(EvaluateOptions, "backend"))["choices"] == ("local", "ray")
     fields = {"--" + name.replace("_", "-") for name in Config.__dataclass_fields__}
     for option in set(re.findall(r"boardgym train alphazero[^\n`]*", text)):
         for flag in re.findall(r"--[a-z-]+", option):

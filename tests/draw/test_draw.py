@@ -190,13 +190,20 @@ def test_spots_name_the_moves_that_are_not_legal_there(
         game.parse_action(state, spot)
 
 
-def test_a_game_without_a_drawing_is_named() -> None:
+def test_a_game_without_a_drawing_gets_the_text_picture() -> None:
     class Unknown(TicTacToe):  # rules the package has, under a name it has no drawing for
         name = "unknown_game"
 
     game = Unknown()
-    with pytest.raises(boardgym.BoardgymError, match="unknown_game"):
-        draw.svg(game, game.initial_state())
+    state = game.apply(game.apply(game.initial_state(), 4), 0)
+    root = parse(draw.svg(game, state, [4, 0]))
+    assert targets(root) == {a: game.action_to_str(state, a) for a in game.legal_actions(state)}
+    lines = game.render(state).splitlines()
+    assert [text for text in texts(root) if text in lines] == lines  # the text board, line by line
+    assert root.find(".//*[@class='last-move']") is not None
+    caption = next(e.text for e in root.iter(f"{SVG}text") if e.get("class") == "caption")
+    assert caption == "player 0 to move"
+    assert draw.rgb_array(game, state).shape == draw.rgb_array(game, game.initial_state()).shape
 
 
 def test_nim_click_takes_the_match_and_those_right_of_it() -> None:

@@ -6,7 +6,10 @@ import json
 
 import pytest
 
-from boardgym.evaluate.grade import grade, main, mistake_rate, phase_bounds, position_set
+from boardgym.cli.evaluate import GradeOptions
+from boardgym.cli.evaluate import grade as grade_command
+from boardgym.config import options_from_argv
+from boardgym.evaluate.grade import grade, mistake_rate, phase_bounds, position_set
 from boardgym.evaluate.grade_sets import GradedPosition, build_connect_four_set, read_connect_four_set
 from boardgym.games import make_game
 from boardgym.types import BoardgymError
@@ -61,6 +64,11 @@ def test_connect_four_file_reads_and_the_solver_agrees() -> None:
     late = [p for p in positions if p.ply >= 28][:5]
     game = make_game("connect_four")
     assert grade(game, "solver:time=10", positions=late).mistakes == 0
+
+
+def main(argv: list[str]) -> int:
+    """``boardgym grade ARGV``, its errors raised (the command prints them as one line)."""
+    return grade_command(options_from_argv(GradeOptions, argv, "boardgym grade"))
 
 
 def test_cli_writes_json_and_markdown(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -147,9 +147,8 @@ def test_backend_and_address_mistakes_are_explained(tmp_path: Path, capsys) -> N
         run_tournament("tictactoe", ["random", "random"], 1, progress=False, backend="nope")
     with pytest.raises(BoardgymError, match="--address 'auto' is for --backend ray"):
         run_tournament("tictactoe", ["random", "random"], 1, progress=False, address="auto")
-    with pytest.raises(SystemExit):
-        main(["evaluate", "tictactoe", "--agents", "random", "random", "--backend", "spark"])
-    assert "invalid choice: 'spark'" in capsys.readouterr().err
+    assert main(["evaluate", "tictactoe", "--agents", "random", "random", "--backend", "spark"]) == 2
+    assert "unknown --backend 'spark'; choose one of: local, ray" in capsys.readouterr().err
 
 
 def test_relative_checkpoint_paths_are_read_from_the_caller_s_folder(ray_local, tmp_path: Path, monkeypatch) -> None:

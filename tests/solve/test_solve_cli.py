@@ -68,9 +68,10 @@ def test_solve_blackbox_baseline_with_budget(tmp_path: Path, monkeypatch: pytest
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["solve", "blackbox", "--instance", "0"], "instance"),
-        (["solve", "blackbox", "--instance", "x"], "instance numbers"),
-        (["solve", "blackbox", "--algorithm", "nope"], "unknown black-box algorithm"),
+        (["solve", "blackbox", "--instance", "0"], "--instance 0 must be at least 1"),
+        (["solve", "blackbox", "--instance", "2000", "--genome-length", "100"], "instance=2000 must be an integer"),
+        (["solve", "blackbox", "--instance", "x"], "--instance 'x' must be a comma-separated list of integers"),
+        (["solve", "blackbox", "--algorithm", "nope"], "unknown --algorithm 'nope'; choose one of:"),
         (["solve", "sudoku"], "unknown puzzle"),
     ],
 )

@@ -12,9 +12,9 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from boardgym import make_game
 from boardgym.agents.random_agent import RandomAgent
-from boardgym.config import config_from_argv, option
+from boardgym.config import option, options_from_argv
 from boardgym.runs import LOCK_FILE, RunLock, load_checkpoint
-from boardgym.train.training_run import RunConfig, TrainingRun, baseline_spec, check_at_least, game_from_config
+from boardgym.train.training_run import RunConfig, TrainingRun, baseline_spec, game_from_config
 from boardgym.types import BoardgymError
 
 FORMAT = "boardgym.toy/1"
@@ -24,7 +24,7 @@ FORMAT = "boardgym.toy/1"
 class ToyConfig(RunConfig):
     """A method with one field of its own."""
 
-    steps: int = option(3, "steps")
+    steps: int = option(3, "steps", minimum=1)
 
 
 def toy(tmp_path: Path, **changes) -> ToyConfig:
@@ -32,8 +32,9 @@ def toy(tmp_path: Path, **changes) -> ToyConfig:
 
 
 def test_the_shared_fields_come_first_on_the_command_line() -> None:
-    config = config_from_argv(ToyConfig, ["--game", "nim", "-p", "heaps=2,3", "--steps", "5", "--resume"], "toy")
-    assert config.game_params == "heaps=2,3" and config.steps == 5 and config.resume
+    argv = ["--game", "nim", "-p", "heaps=2,3", "--steps", "5", "--resume", "--run-name", "r"]
+    config = options_from_argv(ToyConfig, argv, "toy")
+    assert game_from_config(config).params()["heaps"] == (2, 3) and config.steps == 5 and config.resume
     assert config.root == "runs" and config.progress
 
 
@@ -57,6 +58,9 @@ def test_game_parameters_are_read_by_the_games_annotations() -> None:
 def test_bad_game_options_are_one_sentence(tmp_path: Path, game: str, params: str, expected: str) -> None:
     with pytest.raises(BoardgymError, match=expected):
         TrainingRun(toy(tmp_path, game=game, game_params=params), "toy", format=FORMAT, total=3)
+    assert not (tmp_path / game).exists()
+    with pytest.raises(BoardgymError, match=expected):  # the command line: -p items, read the same way
+        options_from_argv(ToyConfig, ["--game", game, "--root", str(tmp_path), "-p", params], "toy")
     assert not (tmp_path / game).exists()
 
 
@@ -143,10 +147,9 @@ def test_baseline_is_perfect_where_search_is_cheap() -> None:
     assert baseline_spec(make_game("setcover")) is None
 
 
-def test_due_and_check_at_least() -> None:
-    config = ToyConfig(steps=0)
+def test_due_and_a_declared_minimum() -> None:
     with pytest.raises(BoardgymError, match="--steps 0 must be at least 1"):
-        check_at_least(config, ("steps",))
+        ToyConfig(steps=0)
     run = TrainingRun(ToyConfig(progress=False), "toy", format=FORMAT, total=10)
     assert [step for step in range(7) if run.due(3, step)] == [3, 6]
     assert not any(run.due(0, step) for step in range(7))

@@ -151,7 +151,7 @@ def test_checkpoints_are_named_never_shown(tmp_path: Path, server_factory: Any) 
     assert checkpoints == {"tiny": f"alphazero:checkpoint={path.resolve()}"}
     with pytest.raises(BoardgymError, match="NAME=PATH"):
         checkpoints_from([f"bad name={path}"])
-    with pytest.raises(BoardgymError, match="given twice"):
+    with pytest.raises(BoardgymError, match="--checkpoint gives 'a' twice"):
         checkpoints_from([f"a={path}", f"a={path}"])
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(BoardgymError, match="cannot be read"):
