@@ -64,6 +64,16 @@ def make_agent(spec: str | Agent, game: Game, seed: int | None = None) -> Agent:
     """Build an agent from a spec string (an Agent object is returned as it is)."""
     if not isinstance(spec, str):
         return spec
+    cls, kwargs = read_spec(spec)
+    agent = cls(game, seed=seed, **kwargs)
+    agent.spec = spec
+    return agent
+
+
+def read_spec(spec: str) -> tuple[type, dict[str, Any]]:
+    """The agent class a spec names and its keys as typed values, without building the agent
+    (so without loading a checkpoint or searching): each unknown name, unknown key or value of
+    the wrong type is one sentence naming the spec."""
     name, params = parse_spec(spec)
     cls = agent_class(name)
     accepted = spec_parameters(cls)
@@ -78,9 +88,7 @@ def make_agent(spec: str | Agent, game: Game, seed: int | None = None) -> Agent:
             kwargs[key] = parse_value(text, accepted[key], name=key)
         except BoardgymError as error:
             raise BoardgymError(f"{error} (in agent spec {spec!r})") from None
-    agent = cls(game, seed=seed, **kwargs)
-    agent.spec = spec
-    return agent
+    return cls, kwargs
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

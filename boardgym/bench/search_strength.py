@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from boardgym.agents.registry import make_agent
+from boardgym.agents.registry import read_spec
 from boardgym.config import REQUIRED, game_params_option, option, options_from_argv, seed_option
 from boardgym.config import Options as BaseOptions
 from boardgym.evaluate.match import DRAW, play_match
@@ -37,9 +37,9 @@ class Options(BaseOptions):
     seed: int = seed_option(0)
 
     def check(self) -> None:
-        game = make_game(self.game, **self.game_params)
+        make_game(self.game, **self.game_params)
         for spec in (self.agent_a, self.agent_b):
-            make_agent(spec, game, seed=self.seed)
+            read_spec(spec)
 
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench strength") -> int:

@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from boardgym.agents.registry import read_spec
 from boardgym.cli.play import GameOptions
 from boardgym.cluster import check_address
 from boardgym.config import REQUIRED, option, seed_option
@@ -86,6 +87,8 @@ class EvaluateOptions(FolderOptions):
 
     def check(self) -> None:
         super().check()
+        for spec in self.agents:
+            read_spec(spec)
         if self.backend == "ray":
             check_address(self.address)
         elif self.address is not None:
@@ -206,6 +209,7 @@ class GradeOptions(FolderOptions):
 
     def check(self) -> None:
         super().check()
+        read_spec(self.agent)
         if self.positions is not None and self.game != "connect_four":
             raise BoardgymError(
                 f"--positions is for connect_four (the set files hold Connect Four moves); {self.game}'s set is built "

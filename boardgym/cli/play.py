@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from boardgym.agents.registry import make_agent
+from boardgym.agents.registry import make_agent, read_spec
 from boardgym.config import REQUIRED, Options, game_params_option, option, seed_option
 from boardgym.game import Game
 from boardgym.games import make_game
@@ -60,6 +60,10 @@ class PlayOptions(GameOptions):
     opponent: str = option("random", "agent spec, e.g. perfect or mcts:simulations=400", metavar="SPEC")
     seat: str = option("0", "your seat: 0 moves first", choices=("0", "1", "random"))
     seed: int | None = seed_option(None, "seed for the opponent and a random seat")
+
+    def check(self) -> None:
+        super().check()
+        read_spec(self.opponent)
 
 
 def play(options: PlayOptions) -> int:

@@ -40,21 +40,24 @@ OPENING_MODES = ("auto", "on", "off")
 
 def default_plies(game: Game) -> int:
     """The fewest plies (at most ``MAX_PLIES``) after which at least ``SUITE_BREADTH`` move
-    sequences leave the game unfinished; where the game ends sooner, the deepest ply that
-    leaves one unfinished (0: no opening is possible)."""
-    level = [game.initial_state()]
+    sequences leave the game unfinished; where the game ends sooner, the deepest ply at which
+    a uniformly random opening leaves the game unfinished at least half the time (so that the
+    suite's random draws find openings; 0: no opening is possible)."""
+    level = [(game.initial_state(), 1.0)]  # positions after ``plies - 1`` moves, with their chance
+    deepest = 0
     for plies in range(1, MAX_PLIES + 1):
         following = []
-        for state in level:
-            for action in game.legal_actions(state):
+        for state, chance in level:
+            legal = game.legal_actions(state)
+            for action in legal:
                 child = game.apply(state, action)
                 if not game.is_terminal(child):
-                    following.append(child)
+                    following.append((child, chance / len(legal)))
                     if len(following) >= SUITE_BREADTH:
                         return plies
-        if not following:
-            return plies - 1
-        level = following
+        if sum(chance for _, chance in following) < 0.5:
+            return deepest
+        deepest, level = plies, following
     return MAX_PLIES
 
 

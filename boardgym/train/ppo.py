@@ -38,7 +38,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.ppo import FORMAT, PPOAgent
 from boardgym.agents.random_agent import RandomAgent
-from boardgym.agents.registry import make_agent
+from boardgym.agents.registry import make_agent, read_spec
 from boardgym.agents.sb3_zip import write_sb3_zip
 from boardgym.config import option
 from boardgym.game import Game
@@ -82,6 +82,11 @@ class Config(RunConfig):
     checkpoint_every: int = option(50_000, "steps between checkpoints (0: end only)", minimum=0)
     device: str = option("cpu", "torch device: cpu (fastest for these small networks), cuda or auto")
     threads: int = option(1, "torch CPU threads (more only helps with large batches on an idle machine)", minimum=1)
+
+    def check(self) -> None:
+        super().check()
+        if self.opponent != "self":
+            read_spec(self.opponent)
 
 
 def train(config: Config) -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from boardgym.agents.base import Agent
-from boardgym.agents.registry import make_agent
+from boardgym.agents.registry import make_agent, read_spec
 from boardgym.agents.tabular import FORMAT, TabularAgent, ValueTable
 from boardgym.config import option
 from boardgym.game import Game
@@ -47,6 +47,11 @@ class TabularConfig(RunConfig):
         0.8, "fraction of the episodes over which epsilon decays linearly", minimum=0, maximum=1
     )
     checkpoint_every: int = option(50_000, "episodes between checkpoints (0: end only)", minimum=0)
+
+    def check(self) -> None:
+        super().check()
+        if self.opponent != "self":
+            read_spec(self.opponent)
 
 
 def epsilon_at(config: TabularConfig, episode: int) -> float:
