@@ -240,7 +240,7 @@ def _attrs(attrs: Mapping[str, object]) -> list[tuple[str, str]]:
     for key, value in attrs.items():
         if value is None:
             continue
-        name = key.rstrip("_").replace("_", "-")
+        name = "xml:space" if key == "xml_space" else key.rstrip("_").replace("_", "-")
         out.append((name, _num(value) if isinstance(value, float) else str(value)))
     return out
 

@@ -29,11 +29,11 @@ def svg_to_png(svg: str, scale: float = 1.0) -> bytes:
             zoom=float(scale) if scale != 1 else None,
             font_files=list(fonts) or None,
             skip_system_fonts=bool(fonts),
-            # every generic family falls back to the one font we load
+            # every generic family falls back to the fonts we load
             font_family="DejaVu Sans",
             serif_family="DejaVu Sans",
             sans_serif_family="DejaVu Sans",
-            monospace_family="DejaVu Sans",
+            monospace_family="DejaVu Sans Mono",
         )
     )
 
@@ -54,10 +54,14 @@ def svg_to_rgb(svg: str, scale: float = 1.0) -> np.ndarray:
 
 @functools.cache
 def _font_files() -> tuple[str, ...]:
-    """matplotlib's DejaVu Sans files, found without importing matplotlib (empty if absent:
-    resvg then uses the system's fonts)."""
+    """matplotlib's DejaVu Sans files (and DejaVu Sans Mono, for the text picture's board),
+    found without importing matplotlib (empty if absent: resvg then uses the system's fonts)."""
     spec = importlib.util.find_spec("matplotlib")
     if spec is None or spec.origin is None:
         return ()
     folder = Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf"
-    return tuple(str(folder / name) for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf") if (folder / name).is_file())
+    return tuple(
+        str(folder / name)
+        for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf")
+        if (folder / name).is_file()
+    )

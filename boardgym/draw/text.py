@@ -22,6 +22,7 @@ CHAR = 8.4
 MARGIN = 16
 BUTTON_W, BUTTON_H, GAP = 72, 30, 6
 COLUMNS = 8
+MONOSPACE = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 
 
 def draw(game: Game, state: Any, history: Sequence[Action] = ()) -> Canvas:
@@ -33,9 +34,7 @@ def draw(game: Game, state: Any, history: Sequence[Action] = ()) -> Canvas:
     canvas = Canvas(width, 3 * MARGIN + text_height + rows * (BUTTON_H + GAP))
     for number, line in enumerate(game.render(state).splitlines()[: len(start)]):
         y = MARGIN + number * LINE + LINE / 2 + 5  # the text's baseline
-        canvas.add(
-            "text", line, x=MARGIN, y=y, font_size=14, font_family="monospace", fill=INK, style="white-space:pre"
-        )
+        canvas.add("text", line, x=MARGIN, y=y, font_size=14, font_family=MONOSPACE, fill=INK, xml_space="preserve")
     terminal = game.is_terminal(state)
     legal = set() if terminal else set(game.legal_actions(state))
     top = 2 * MARGIN + text_height
