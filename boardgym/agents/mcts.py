@@ -66,6 +66,9 @@ from boardgym.agents.mcts_tree import Leaf, Node, add_root_noise, backup, expand
 from boardgym.game import Game
 from boardgym.types import Action, BoardgymError
 
+DEFAULT_SIMULATIONS = 800
+"""The simulations per search of ``MCTS`` and of the ``mcts`` agent when no budget is given."""
+
 
 class MCTS:
     """The search; see the module docstring for the API and conventions."""
@@ -75,7 +78,7 @@ class MCTS:
         game: Game,
         evaluator: Evaluator,
         *,
-        simulations: int | None = 800,
+        simulations: int | None = DEFAULT_SIMULATIONS,
         time: float | None = None,
         c_uct: float = 1.4,
         c_puct: float | None = None,
@@ -349,9 +352,9 @@ class MCTSAgent(BaseAgent):
     """UCT with random rollouts: ``mcts:simulations=800``, ``mcts:time=0.5``,
     ``mcts:simulations=2000,c=1.0,rollouts=2``.
 
-    Parameters: ``simulations`` (per move; 800 when neither budget is given), ``time``
-    (seconds per move; with ``simulations`` too, whichever ends first), ``c`` (UCT
-    exploration constant), ``rollouts`` (random playouts per leaf), ``reuse`` (keep the
+    Parameters: ``simulations`` (per move; ``DEFAULT_SIMULATIONS`` when neither budget is
+    given), ``time`` (seconds per move; with ``simulations`` too, whichever ends first), ``c``
+    (UCT exploration constant), ``rollouts`` (random playouts per leaf), ``reuse`` (keep the
     subtree of the chosen move for the next one).
     """
 
@@ -374,7 +377,7 @@ class MCTSAgent(BaseAgent):
                 f"mcts c={c} must be a finite number, 0 or more (the weight of exploration), e.g. c=1.4"
             )
         if simulations is None and time is None:
-            simulations = 800
+            simulations = DEFAULT_SIMULATIONS
         self.rollouts = rollouts
         self.reuse = reuse
         self.tree = MCTS(
