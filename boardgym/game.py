@@ -175,6 +175,17 @@ GameBase = Game
 """The former name of ``Game``'s defaults; kept so that existing subclasses keep working."""
 
 
+def win_loss_returns(winner: int) -> tuple[float, float]:
+    """``returns`` of a two-player game won, lost or drawn: ``(1, -1)`` when ``winner`` is
+    player 0, ``(-1, 1)`` when it is player 1, ``(0, 0)`` for anything else (a draw, or a game
+    not over)."""
+    if winner == 0:
+        return (1.0, -1.0)
+    if winner == 1:
+        return (-1.0, 1.0)
+    return (0.0, 0.0)
+
+
 def generic_playout(game: Game[S], state: S, player: Player, rng: random.Random) -> float:
     """Uniformly random legal moves from ``state`` to the end; the return for ``player``.
 

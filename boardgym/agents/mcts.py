@@ -4,7 +4,8 @@ One search class, ``MCTS``, serves both the random-rollout player (``mcts:simula
 and AlphaZero: the leaf ``Evaluator`` (``boardgym.agents.leaf``) returns priors and a
 value, and ``c_puct`` switches the selection rule from UCT (Kocsis & Szepesvári 2006) to the
 prior-weighted PUCT of AlphaZero (Silver et al. 2017). OpenSpiel's ``mcts.py`` is the model of
-the separation between search and evaluator.
+the separation between search and evaluator. The tree's nodes and the steps of a simulation
+(selection, expansion, backup, root noise, the inlined plain-UCT loop) are in ``mcts_tree``.
 
 Public API (stable; AlphaZero builds on it)::
 
@@ -61,79 +62,12 @@ import numpy as np
 
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.leaf import Evaluator, RolloutEvaluator, ValueEvaluator
+from boardgym.agents.mcts_tree import Leaf, Node, add_root_noise, backup, expand, run_uct, select
 from boardgym.game import Game
 from boardgym.types import Action, BoardgymError
 
-# Virtual loss: a pending leaf counts as a loss for every mover on its path until it is backed up.
-_VIRTUAL_LOSS = 1.0
-
-
-class Node:
-    """A state in the tree; its edges are parallel lists indexed like ``actions``.
-
-    ``edge_n[i]``/``edge_w[i]``: visits and summed value (for ``player``, who chooses the
-    edge) of ``actions[i]``; under UCT also ``edge_q[i]`` (mean value) and ``edge_r[i]``
-    (``1 / sqrt(visits)``), kept up to date by the backup so that selection, which reads every
-    edge at every level, does no division or square root; ``children[i]`` the node it leads to, ``None`` until visited.
-    ``actions`` is empty until the node is expanded; terminal nodes never are. A node is
-    expanded when it is evaluated, except in plain UCT (``_run_uct``), which marks a new leaf
-    ``evaluated`` and builds its edges on its second visit: most leaves never get one.
-    """
-
-    __slots__ = (
-        "state",
-        "player",
-        "terminal",
-        "terminal_returns",
-        "expanded",
-        "evaluated",
-        "actions",
-        "priors",
-        "clean_priors",
-        "children",
-        "edge_n",
-        "edge_w",
-        "edge_q",
-        "edge_r",
-        "n",
-        "untried",
-    )
-
-    def __init__(self, game: Game, state: Any) -> None:
-        self.state = state
-        self.player = game.current_player(state)
-        self.terminal = game.is_terminal(state)
-        self.terminal_returns: tuple[float, ...] | None = game.returns(state) if self.terminal else None
-        self.expanded = False
-        self.evaluated = False  # valued but not yet expanded (UCT defers a leaf's edge lists)
-        self.actions: list[Action] = []
-        self.priors: list[float] = []
-        self.clean_priors: list[float] | None = None
-        self.children: list[Node | None] = []
-        self.edge_n: list[float] = []
-        self.edge_w: list[float] = []
-        self.edge_q: list[float] = []
-        self.edge_r: list[float] = []
-        self.n = 0.0
-        self.untried = 0  # UCT: actions[untried:] have never been tried
-
-    def value(self) -> float:
-        """Mean result for ``player`` over all visits through this node's edges (0 if none)."""
-        return sum(self.edge_w) / self.n if self.n else 0.0
-
-
-class Leaf:
-    """A pending evaluation: the state, its node and the path of (node, edge) that led there."""
-
-    __slots__ = ("node", "path")
-
-    def __init__(self, node: Node, path: list[tuple[Node, int]]) -> None:
-        self.node = node
-        self.path = path
-
-    @property
-    def state(self) -> Any:
-        return self.node.state
+DEFAULT_SIMULATIONS = 800
+"""The simulations per search of ``MCTS`` and of the ``mcts`` agent when no budget is given."""
 
 
 class MCTS:
@@ -144,7 +78,7 @@ class MCTS:
         game: Game,
         evaluator: Evaluator,
         *,
-        simulations: int | None = 800,
+        simulations: int | None = DEFAULT_SIMULATIONS,
         time: float | None = None,
         c_uct: float = 1.4,
         c_puct: float | None = None,
@@ -210,11 +144,10 @@ class MCTS:
         if root.terminal:
             raise BoardgymError("MCTS cannot search from a finished game")
         if root.evaluated:  # a leaf of the previous search, kept by advance()
-            self._expand(root, None)
+            expand(root, self.game, None, self.c_puct is not None)
         elif not root.expanded:
             self._evaluate([Leaf(root, [])])
-        if self.dirichlet_alpha is not None:
-            self._add_root_noise(root)
+        self._add_root_noise(root)
         start = _time.perf_counter()
         deadline = None if self.time is None else start + self.time
         done = 0
@@ -228,7 +161,10 @@ class MCTS:
             collecting = gc.isenabled()
             gc.disable()
             try:
-                done = self._run_uct(root, limit, deadline)
+                evaluator = self._evaluator
+                one_value = evaluator.value_function(self.game) if isinstance(evaluator, RolloutEvaluator) else None
+                draw = self._random.random
+                done = run_uct(self.game, root, limit, deadline, values_only, one_value, draw, self.c_uct)
             finally:
                 if collecting:
                     gc.enable()
@@ -244,87 +180,6 @@ class MCTS:
         self.last_seconds = _time.perf_counter() - start
         return root
 
-    def _run_uct(self, root: Node, limit: int | None, deadline: float | None) -> int:
-        """Plain UCT with a values-only evaluator, one leaf at a time, until the budget ends;
-        returns the simulations run. The same selection, expansion, evaluation and backup as
-        ``_select``/``_expand``/``_backup`` (and the same draws from the generators), in one
-        loop over local names: this is the ``mcts`` agent's whole search. A rollout evaluator
-        with one rollout per leaf is asked for one value at a time, without lists."""
-        game = self.game
-        apply = game.apply
-        evaluator = self._evaluator
-        one_value = evaluator.value_function(game) if isinstance(evaluator, RolloutEvaluator) else None
-        values = self._values
-        assert values is not None
-        draw = self._random.random
-        c_uct = self.c_uct
-        log, sqrt, inf = math.log, math.sqrt, math.inf
-        clock = _time.perf_counter
-        done = 0
-        nodes: list[Node] = []
-        edges: list[int] = []
-        while limit is None or done < limit:
-            node = root
-            nodes.clear()
-            edges.clear()
-            while True:  # selection: down the tree to a node not yet in it, or a terminal one
-                if node.terminal or not node.expanded:
-                    if node.terminal:
-                        returns = node.terminal_returns
-                        value = returns[node.player] if returns else 0.0
-                        break
-                    if not node.evaluated:  # (a node left unexpanded by a batched search)
-                        value = values(game, [node.state])[0]
-                        self._expand(node, None)
-                        break
-                    self._expand(node, None)  # a leaf's second visit: its edges now, then on down
-                actions = node.actions
-                i = node.untried
-                if i < len(actions):  # first tries in a random order
-                    j = i + int(draw() * (len(actions) - i))
-                    actions[i], actions[j] = actions[j], actions[i]
-                    node.untried = i + 1
-                else:  # the first edge with the highest q + c * sqrt(log n) * r
-                    k = c_uct * sqrt(log(node.n))
-                    edge_r = node.edge_r
-                    best = -inf
-                    j = 0
-                    for q in node.edge_q:  # a plain loop: Python's float opcodes beat map(add, ...)
-                        q += k * edge_r[j]
-                        if q > best:
-                            best = q
-                            i = j
-                        j += 1
-                nodes.append(node)
-                edges.append(i)
-                child = node.children[i]
-                if child is None:  # expansion and evaluation of the new node
-                    node.children[i] = child = Node(game, apply(node.state, actions[i]))
-                    if child.terminal:
-                        returns = child.terminal_returns
-                        value = returns[child.player] if returns else 0.0
-                    else:  # its edges wait for a second visit: most leaves never get one
-                        state = child.state
-                        value = one_value(state) if one_value is not None else values(game, [state])[0]
-                        child.evaluated = True
-                    node = child
-                    break
-                node = child
-            leaf_player = node.player
-            # Backup. The two lists grow together; a keyword (strict=) would be parsed every time.
-            for node, i in zip(nodes, edges):  # noqa: B905
-                n = node.edge_n[i] + 1
-                w = node.edge_w[i] + (value if node.player == leaf_player else -value)
-                node.edge_n[i] = n
-                node.edge_w[i] = w
-                node.n += 1
-                node.edge_q[i] = w / n
-                node.edge_r[i] = n**-0.5
-            done += 1
-            if deadline is not None and clock() >= deadline:
-                break
-        return done
-
     def gather_leaves(self, state: Any, k: int) -> list[Leaf]:
         """Up to ``k`` leaves to evaluate from ``state``'s tree, virtual loss applied on their
         paths; finish them with ``backup_leaves``. Terminal leaves are backed up at once and
@@ -332,17 +187,19 @@ class MCTS:
         root = self._root_for(state)
         if not root.expanded and not root.terminal:
             return [Leaf(root, [])]
-        if self.dirichlet_alpha is not None and root.clean_priors is None:
+        if root.clean_priors is None:
             self._add_root_noise(root)  # a kept subtree's root gets fresh noise
         return self._gather(root, k)
 
     def backup_leaves(self, leaves: Sequence[Leaf], priors: np.ndarray, values: np.ndarray) -> None:
         """Expand each leaf with its priors and back its value up (undoing virtual loss)."""
+        game, puct = self.game, self.c_puct is not None
+        virtual = self.batch_size > 1
         for leaf, leaf_priors, value in zip(leaves, priors, values, strict=True):
-            self._expand(leaf.node, leaf_priors)
-            self._backup(leaf.path, leaf.node.player, float(value), virtual=self.batch_size > 1)
+            expand(leaf.node, game, leaf_priors, puct)
+            backup(leaf.path, leaf.node.player, float(value), virtual, not puct)
         root = self.root
-        if root is not None and self.dirichlet_alpha is not None and root.clean_priors is None and root.expanded:
+        if root is not None and root.clean_priors is None and root.expanded:
             self._add_root_noise(root)
 
     # -- reading the result -----------------------------------------------------------------
@@ -449,83 +306,25 @@ class MCTS:
         self.root = node
         return node
 
-    # -- the four steps ---------------------------------------------------------------------
+    # -- the four steps (boardgym.agents.mcts_tree) ------------------------------------------
     def _gather(self, root: Node, k: int) -> list[Leaf]:
         """Select down to ``k`` leaves (fewer when some are terminal and backed up at once)."""
         leaves: list[Leaf] = []
+        game = self.game
+        draw = self._random.random
+        c_uct = self.c_uct
+        c_puct = self.c_puct
+        fpu = self.fpu
+        virtual = self.batch_size > 1
         for _ in range(k):
-            leaf = self._select(root)
+            leaf = select(root, game, draw, c_uct, c_puct, fpu, virtual)
             if leaf.node.terminal:
                 returns = leaf.node.terminal_returns
                 player = leaf.node.player
-                self._backup(leaf.path, player, returns[player] if returns else 0.0, virtual=self.batch_size > 1)
+                backup(leaf.path, player, returns[player] if returns else 0.0, virtual, c_puct is None)
             else:
                 leaves.append(leaf)
         return leaves
-
-    def _select(self, root: Node) -> Leaf:
-        game = self.game
-        virtual = self.batch_size > 1
-        node = root
-        path: list[tuple[Node, int]] = []
-        puct = self.c_puct is not None
-        c_uct = self.c_uct
-        log, sqrt = math.log, math.sqrt
-        while True:
-            if node.terminal or not node.expanded:
-                if node.terminal or not node.evaluated:
-                    return Leaf(node, path)
-                self._expand(node, None)  # valued by a plain UCT search, which defers its edges
-            if puct:
-                i = self._pick_puct(node)
-            elif node.untried < len(node.actions):
-                # First tries in a random order: swap a random untried action into place.
-                i = node.untried
-                actions = node.actions
-                j = i + int(self._random.random() * (len(actions) - i))
-                actions[i], actions[j] = actions[j], actions[i]
-                node.untried += 1
-            else:  # UCT, inlined as in _run_uct: the first edge with the highest q + c * sqrt(log n) * r
-                k = c_uct * sqrt(log(node.n))
-                edge_r = node.edge_r
-                best = -math.inf
-                i = j = 0
-                for q in node.edge_q:
-                    q += k * edge_r[j]
-                    if q > best:
-                        best = q
-                        i = j
-                    j += 1
-            path.append((node, i))
-            if virtual:
-                n = node.edge_n[i] + 1
-                node.edge_n[i] = n
-                node.edge_w[i] -= _VIRTUAL_LOSS
-                node.n += 1
-                if not puct:
-                    node.edge_q[i] = node.edge_w[i] / n
-                    node.edge_r[i] = n**-0.5
-            child = node.children[i]
-            if child is None:
-                child = Node(game, game.apply(node.state, node.actions[i]))
-                node.children[i] = child
-                return Leaf(child, path)
-            node = child
-
-    def _pick_puct(self, node: Node) -> int:
-        c_puct = self.c_puct
-        assert c_puct is not None  # only PUCT search picks by priors
-        scale = c_puct * math.sqrt(node.n) if node.n else c_puct
-        fpu = self.fpu
-        edge_w = node.edge_w
-        priors = node.priors
-        best_i, best = 0, -math.inf
-        for i, n in enumerate(node.edge_n):
-            q = edge_w[i] / n if n else fpu
-            score = q + scale * priors[i] / (1.0 + n)
-            if score > best:
-                best_i, best = i, score
-        return best_i
 
     def _evaluate(self, leaves: list[Leaf]) -> None:
         if not leaves:
@@ -538,65 +337,24 @@ class MCTS:
             priors: Any = [None] * len(leaves)
         else:
             priors, values = self.evaluator.evaluate(self.game, states)
+        game, puct = self.game, self.c_puct is not None
         virtual = self.batch_size > 1
         for leaf, leaf_priors, value in zip(leaves, priors, values, strict=True):
-            self._expand(leaf.node, leaf_priors)
-            self._backup(leaf.path, leaf.node.player, float(value), virtual=virtual)
-
-    def _expand(self, node: Node, priors: np.ndarray | None) -> None:
-        if node.expanded or node.terminal:
-            return
-        actions = list(self.game.legal_actions(node.state))  # our own copy: _select reorders it
-        if self.c_puct is None:
-            node.priors = []  # UCT: no priors; the first tries are drawn at random in _select
-        else:
-            assert priors is not None  # PUCT leaves are evaluated with priors
-            p = [float(x) for x in priors[actions]]
-            total = sum(p)
-            node.priors = [x / total for x in p] if total > 0 else [1.0 / len(actions)] * len(actions)
-        node.actions = actions
-        node.children = [None] * len(actions)
-        node.edge_n = [0.0] * len(actions)
-        node.edge_w = [0.0] * len(actions)
-        if self.c_puct is None:
-            node.edge_q = [0.0] * len(actions)
-            node.edge_r = [0.0] * len(actions)
-        node.expanded = True
-
-    def _backup(self, path: list[tuple[Node, int]], leaf_player: int, value: float, *, virtual: bool) -> None:
-        uct = self.c_puct is None
-        for node, i in path:
-            n, w = node.edge_n[i], node.edge_w[i]
-            if virtual:  # undo the virtual visit and loss added on the way down
-                n -= 1
-                w += _VIRTUAL_LOSS
-                node.n -= 1
-            n += 1
-            w += value if node.player == leaf_player else -value
-            node.edge_n[i], node.edge_w[i] = n, w
-            node.n += 1
-            if uct:
-                node.edge_q[i] = w / n
-                node.edge_r[i] = n**-0.5
+            expand(leaf.node, game, leaf_priors, puct)
+            backup(leaf.path, leaf.node.player, float(value), virtual, not puct)
 
     def _add_root_noise(self, root: Node) -> None:
-        alpha = self.dirichlet_alpha
-        if alpha is None or not root.expanded or len(root.actions) < 2:
-            return
-        clean = root.clean_priors if root.clean_priors is not None else root.priors
-        noise = self.rng.dirichlet([alpha] * len(root.actions))
-        f = self.dirichlet_fraction
-        root.clean_priors = clean
-        root.priors = [(1 - f) * p + f * float(eta) for p, eta in zip(clean, noise, strict=True)]
+        if self.dirichlet_alpha is not None:
+            add_root_noise(root, self.dirichlet_alpha, self.dirichlet_fraction, self.rng)
 
 
 class MCTSAgent(BaseAgent):
     """UCT with random rollouts: ``mcts:simulations=800``, ``mcts:time=0.5``,
     ``mcts:simulations=2000,c=1.0,rollouts=2``.
 
-    Parameters: ``simulations`` (per move; 800 when neither budget is given), ``time``
-    (seconds per move; with ``simulations`` too, whichever ends first), ``c`` (UCT
-    exploration constant), ``rollouts`` (random playouts per leaf), ``reuse`` (keep the
+    Parameters: ``simulations`` (per move; ``DEFAULT_SIMULATIONS`` when neither budget is
+    given), ``time`` (seconds per move; with ``simulations`` too, whichever ends first), ``c``
+    (UCT exploration constant), ``rollouts`` (random playouts per leaf), ``reuse`` (keep the
     subtree of the chosen move for the next one).
     """
 
@@ -619,7 +377,7 @@ class MCTSAgent(BaseAgent):
                 f"mcts c={c} must be a finite number, 0 or more (the weight of exploration), e.g. c=1.4"
             )
         if simulations is None and time is None:
-            simulations = 800
+            simulations = DEFAULT_SIMULATIONS
         self.rollouts = rollouts
         self.reuse = reuse
         self.tree = MCTS(

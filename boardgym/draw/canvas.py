@@ -97,6 +97,38 @@ class Canvas:
         attrs.setdefault("fill", INK)
         self.add("text", text, x=x, y=y + 0.35 * size, font_size=size, font_family=FONT, **attrs)
 
+    # -- marks shared by the games' pictures ----------------------------------------------------
+    def cross(self, cx: float, cy: float, half: float, colour: str, width: float) -> None:
+        """An X mark centred on ``(cx, cy)``: two round-capped strokes ``half`` out from the
+        centre along each axis."""
+        for sign in (1, -1):
+            self.line(
+                cx - half,
+                cy - sign * half,
+                cx + half,
+                cy + sign * half,
+                stroke=colour,
+                stroke_width=width,
+                stroke_linecap="round",
+            )
+
+    def winning_line(
+        self, x1: float, y1: float, x2: float, y2: float, width: float, opacity: float, colour: str = INK
+    ) -> None:
+        """The stroke through a winning line of pieces, from the centre of one end to the other
+        (class ``winning-line``)."""
+        self.line(
+            x1,
+            y1,
+            x2,
+            y2,
+            stroke=colour,
+            stroke_width=width,
+            stroke_opacity=opacity,
+            stroke_linecap="round",
+            class_="winning-line",
+        )
+
     # -- moves --------------------------------------------------------------------------------
     def target(
         self, action: int, move: str, tag: str, anchor: tuple[float, float], overlap: bool = False, **attrs: object

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from boardgym.draw.canvas import INK, MUTED, Canvas
+from boardgym.draw.canvas import MUTED, Canvas
 from boardgym.games.connect_four import (
     COLUMNS,
     DRAW,
@@ -54,17 +54,7 @@ def draw(game: ConnectFour, state: ConnectFourState, history: Sequence[Action] =
         four = _winning_four(grid, result)
         if four:
             (c1, r1), (c2, r2) = four
-            canvas.line(
-                _x(c1),
-                _y(r1),
-                _x(c2),
-                _y(r2),
-                stroke=INK,
-                stroke_width=7,
-                stroke_opacity=0.75,
-                stroke_linecap="round",
-                class_="winning-line",
-            )
+            canvas.winning_line(_x(c1), _y(r1), _x(c2), _y(r2), 7, 0.75)
     legal = set(game.legal_actions(state))
     for column in range(COLUMNS):
         landing = min((r for r in range(ROWS) if grid[r][column] < 0), default=ROWS - 1)

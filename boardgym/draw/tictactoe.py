@@ -29,17 +29,7 @@ def draw(game: TicTacToe, state: TicTacToeState, history: Sequence[Action] = ())
     for cell in range(9):
         cx, cy = _centre(cell)
         if x_board >> cell & 1:
-            d = 0.28 * CELL
-            for sign in (1, -1):
-                canvas.line(
-                    cx - d,
-                    cy - sign * d,
-                    cx + d,
-                    cy + sign * d,
-                    stroke=X_COLOUR,
-                    stroke_width=9,
-                    stroke_linecap="round",
-                )
+            canvas.cross(cx, cy, 0.28 * CELL, X_COLOUR, 9)
         elif o_board >> cell & 1:
             canvas.circle(cx, cy, 0.29 * CELL, fill="none", stroke=O_COLOUR, stroke_width=8)
     if history and 0 <= history[-1] < 9:
@@ -50,17 +40,7 @@ def draw(game: TicTacToe, state: TicTacToeState, history: Sequence[Action] = ())
             if won & line == line:
                 cells = [c for c in range(9) if line >> c & 1]
                 (x1, y1), (x2, y2) = _centre(cells[0]), _centre(cells[-1])
-                canvas.line(
-                    x1,
-                    y1,
-                    x2,
-                    y2,
-                    stroke=INK,
-                    stroke_width=6,
-                    stroke_opacity=0.7,
-                    stroke_linecap="round",
-                    class_="winning-line",
-                )
+                canvas.winning_line(x1, y1, x2, y2, 6, 0.7)
                 break
     legal = set(game.legal_actions(state))
     for action in range(9):

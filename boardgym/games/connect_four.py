@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.game import Game, HasRandomPlayout, HasSymmetries
+from boardgym.game import Game, HasRandomPlayout, HasSymmetries, win_loss_returns
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, permute_bits
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
@@ -243,12 +243,7 @@ class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRa
         return _OVER_OF[state[2]]
 
     def returns(self, state: ConnectFourState) -> tuple[float, float]:
-        result = outcome(state)
-        if result == 0:
-            return (1.0, -1.0)
-        if result == 1:
-            return (-1.0, 1.0)
-        return (0.0, 0.0)
+        return win_loss_returns(outcome(state))
 
     def random_playout(self, state: ConnectFourState, player: Player, rng: random.Random) -> float:
         """A uniformly random game from ``state`` to the end; the result for ``player``.

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import Game, HasSymmetries
+from boardgym.game import Game, HasSymmetries, win_loss_returns
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, IllegalActionError, Planes, Player, as_action
@@ -121,11 +121,7 @@ class Quarto(Game[QuartoState], HasSymmetries[QuartoState]):
         return state.outcome != ONGOING
 
     def returns(self, state: QuartoState) -> tuple[float, float]:
-        if state.outcome == 0:
-            return (1.0, -1.0)
-        if state.outcome == 1:
-            return (-1.0, 1.0)
-        return (0.0, 0.0)
+        return win_loss_returns(state.outcome)
 
     def piece_at(self, state: QuartoState, cell: int) -> int:
         """The piece on ``cell`` (0..15), or -1 for an empty cell."""

@@ -35,8 +35,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import Game, HasFeatures, HasSymmetries
-from boardgym.games.bitboard import bits_to_cells, column_letters
+from boardgym.game import Game, HasFeatures, HasSymmetries, win_loss_returns
+from boardgym.games.bitboard import bits_to_cells, column_letters, stone_grid
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
 
@@ -151,11 +151,7 @@ class Quixo(Game[QuixoState], HasFeatures[QuixoState], HasSymmetries[QuixoState]
         return state.outcome == DRAW
 
     def returns(self, state: QuixoState) -> tuple[float, float]:
-        if state.outcome == 0:
-            return (1.0, -1.0)
-        if state.outcome == 1:
-            return (-1.0, 1.0)
-        return (0.0, 0.0)
+        return win_loss_returns(state.outcome)
 
     @property
     def solvable_by_search(self) -> bool:
@@ -198,9 +194,7 @@ class Quixo(Game[QuixoState], HasFeatures[QuixoState], HasSymmetries[QuixoState]
         return bits_to_cells(own | opp << n * n, 2 * n * n).reshape(2, n, n)
 
     def board_grid(self, state: QuixoState) -> np.ndarray:
-        n = self.size
-        grid = bits_to_cells(state.stones[0], n * n) + 2 * bits_to_cells(state.stones[1], n * n)
-        return grid.astype(np.int8).reshape(n, n)
+        return stone_grid(state.stones[0], state.stones[1], self.size)
 
     def render(self, state: QuixoState) -> str:
         n, (x, o) = self.size, state.stones

@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import Game, HasFeatures, HasSymmetries
-from boardgym.games.bitboard import bits_to_cells
+from boardgym.game import Game, HasFeatures, HasSymmetries, win_loss_returns
+from boardgym.games.bitboard import bits_to_cells, stone_grid
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, IllegalActionError, Planes, Player, as_action
 
@@ -132,11 +132,7 @@ class Rastros(Game[RastrosState], HasFeatures[RastrosState], HasSymmetries[Rastr
         return state.outcome != ONGOING
 
     def returns(self, state: RastrosState) -> tuple[float, float]:
-        if state.outcome == S:
-            return (1.0, -1.0)
-        if state.outcome == N:
-            return (-1.0, 1.0)
-        return (0.0, 0.0)
+        return win_loss_returns(state.outcome)  # S is player 0, N player 1
 
     def features(self, state: RastrosState, player: Player) -> np.ndarray:
         """Evaluation features for ``player`` (seed report 002), king-move (Chebyshev) distances
@@ -170,8 +166,7 @@ class Rastros(Game[RastrosState], HasFeatures[RastrosState], HasSymmetries[Rastr
 
     def board_grid(self, state: RastrosState) -> np.ndarray:
         """1 for black cells, 2 for the white stone."""
-        grid = bits_to_cells(state.black, SIZE * SIZE) + 2 * bits_to_cells(1 << state.white, SIZE * SIZE)
-        return grid.astype(np.int8).reshape(SIZE, SIZE)
+        return stone_grid(state.black, 1 << state.white, SIZE)
 
     def render(self, state: RastrosState) -> str:
         lines = ["    " + " ".join(str(c) for c in range(1, SIZE + 1))]

@@ -137,8 +137,7 @@ def steady_state(
     min_gain: float = 0.001,
 ) -> None:
     """Seed 000's steady-state EA (see the module doc)."""
-    genomes = rng.integers(0, 2, (population, length), dtype=np.int8)
-    scores = np.array([fitness(g) for g in genomes])
+    genomes, scores = _random_population(fitness, population, length, rng)
     parents = population // 2
     best, stale = scores.max(), 0
     while stale < patience:
@@ -149,9 +148,7 @@ def steady_state(
             child = np.where(rng.random(length) < 0.5, a, b)
             child = np.rint(child + rng.normal(0.0, sigma, length)).astype(np.int64) % 2
             genomes[slot], scores[slot] = child, fitness(child)
-        top = scores.max()
-        stale = 0 if top - best > min_gain else stale + 1
-        best = max(best, top)
+        best, stale = _progress(best, stale, scores.max(), min_gain)
 
 
 # -- seed report 003 ------------------------------------------------------------------------------
@@ -164,8 +161,7 @@ def fitness_selection(
     patience: int = 50,
 ) -> None:
     """Seed 003's generational EA with fitness-proportional selection (see the module doc)."""
-    genomes = rng.integers(0, 2, (population, length), dtype=np.int8)
-    scores = np.array([fitness(g) for g in genomes])
+    genomes, scores = _random_population(fitness, population, length, rng)
     best, stale = scores.max(), 0
     while stale < patience:
         weights = scores - scores.min() + 1e-12
@@ -176,9 +172,21 @@ def fitness_selection(
         elite = int(np.argmax(scores))
         genomes = np.vstack([genomes[elite : elite + 1], children])
         scores = np.concatenate([scores[elite : elite + 1], [fitness(c) for c in children]])
-        top = scores.max()
-        stale = 0 if top > best else stale + 1
-        best = max(best, top)
+        best, stale = _progress(best, stale, scores.max())
+
+
+def _random_population(
+    fitness: Fitness, population: int, length: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """``population`` uniformly random genomes and their fitness."""
+    genomes = rng.integers(0, 2, (population, length), dtype=np.int8)
+    return genomes, np.array([fitness(g) for g in genomes])
+
+
+def _progress(best: float, stale: int, top: float, min_gain: float = 0.0) -> tuple[float, int]:
+    """After a generation whose best fitness is ``top``: the best so far, and the count of
+    generations in a row without a gain above ``min_gain`` (0 when this one made one)."""
+    return max(best, top), 0 if top - best > min_gain else stale + 1
 
 
 # -- ours -----------------------------------------------------------------------------------------

@@ -4,33 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from boardgym.agents.heuristics.lines import OpenLineCount
 from boardgym.games.connect_four import HEIGHT, LINES, ROWS, ConnectFour, ConnectFourState, stones
-from boardgym.types import Action, Player
+from boardgym.types import Action
 
 _WEIGHT = (0.0, 1.0, 5.0, 40.0, 0.0)
 _CENTRE_FIRST = (3, 2, 4, 1, 5, 0, 6)
 _CENTRE = sum(1 << (HEIGHT * 3 + r) for r in range(ROWS))
 
 
-class OpenWindows:
+class OpenWindows(OpenLineCount):
     """Sum over the lines of four: ``_WEIGHT[own discs]`` where the opponent has none, minus the
     opponent's, plus one per own disc in the centre column. Centre columns are tried first."""
 
     def __init__(self, game: ConnectFour, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def evaluate(self, state: ConnectFourState, player: Player) -> float:
-        both = stones(state)
-        own, opp = both[player], both[1 - player]
-        score = float((own & _CENTRE).bit_count() - (opp & _CENTRE).bit_count())
-        for line in LINES:
-            mine, theirs = own & line, opp & line
-            if not theirs:
-                if mine:
-                    score += _WEIGHT[mine.bit_count()]
-            elif not mine:
-                score -= _WEIGHT[theirs.bit_count()]
-        return score
+        super().__init__(rng, LINES, _WEIGHT, stones, _CENTRE)
 
     def order_moves(self, state: ConnectFourState, moves: list[Action]) -> list[Action]:
         legal = set(moves)

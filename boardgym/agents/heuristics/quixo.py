@@ -8,28 +8,17 @@ there without first turning a cube. The lines are the rules' (``Quixo.lines``).
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
-from boardgym.games.quixo import Quixo, QuixoState
-from boardgym.types import Player
+from boardgym.agents.heuristics.lines import OpenLineCount
+from boardgym.games.quixo import Quixo
 
 
-class LinePotential:
+class LinePotential(OpenLineCount):
     """Sum over lines of ``4 ** own`` where the opponent has no cube, minus the reverse."""
 
     def __init__(self, game: Quixo, rng: np.random.Generator) -> None:
-        self.rng = rng
-        self.lines = game.lines
-        self.weight = tuple(0.0 if k == 0 else float(4**k) for k in range(game.size + 1))
-
-    def evaluate(self, state: QuixoState, player: Player) -> float:
-        own, opp = state.stones[player], state.stones[1 - player]
-        weight = self.weight
-        score = 0.0
-        for line in self.lines:
-            mine, theirs = own & line, opp & line
-            if not theirs:
-                score += weight[mine.bit_count()]
-            elif not mine:
-                score -= weight[theirs.bit_count()]
-        return score
+        weight = tuple(0.0 if k == 0 else float(4**k) for k in range(game.size + 1))
+        super().__init__(rng, game.lines, weight, attrgetter("stones"))
