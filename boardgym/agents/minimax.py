@@ -240,7 +240,7 @@ class MinimaxAgent(BaseAgent):
 
     Parameters: ``depth`` (plies; default 3 when no time is given), ``time`` (seconds per
     move, iterative deepening; with ``depth`` both limits apply), ``eval`` (the heuristic's
-    name, default the game's own; ``boardgym.agents.heuristics.HEURISTICS`` lists them),
+    name, default the game's own; its ``GAMES`` entry names them, ``heuristic_names`` lists them),
     ``exact`` (no depth limit: search to the end; games too large for that need ``time=``).
     """
 
