@@ -9,26 +9,18 @@
 - ``RunLock`` is an OS lock on ``<folder>/.lock`` held for the life of a run, so that a second
   process on the same folder is refused; the OS drops it when the holder dies, even by
   ``kill -9``, so it never goes stale. Where there is no ``fcntl`` (Windows) runs go unlocked.
-- Checkpoints: ``save_checkpoint(path, payload, format=..., game=...)`` stamps the payload
-  with its ``format`` (one tag per method, e.g. ``boardgym.tabular/1``) and the game's
-  signature (``game_signature``); ``load_checkpoint`` is the one loader every learned agent and
-  every ``--resume`` uses: ``torch.load(weights_only=True)`` (no pickle), then the format, the
-  game and the required keys are checked, each failure one sentence saying what to do.
+- Checkpoints are ``boardgym.checkpoints``'s (the file names ``CHECKPOINT`` and ``FINAL`` of a
+  run folder are here).
 
-This module reads games duck-typed (``name`` and ``params()``): it sits below the games layer.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from boardgym.types import BoardgymError
 
@@ -42,20 +34,7 @@ LOCK_FILE = ".lock"
 CHECKPOINT = "checkpoint.pt"
 FINAL = "final.pt"
 
-LEGACY_FORMATS: dict[str, str] = {"boardgym-alphazero-v1": "boardgym.alphazero/1"}
-"""Format tags of checkpoints written before the tags were unified, and the tag each one
-reads as now (the contents did not change)."""
 
-
-class NamedGame(Protocol):
-    """What the run layer needs of a game: its registry name and constructor parameters."""
-
-    name: str
-
-    def params(self) -> dict[str, Any]: ...
-
-
-# -- run folders --------------------------------------------------------------------------------
 class RunFolder:
     """One run's folder, ``<root>/<game>/<method>/<run-name>/``, for every command that writes
     one (training, evaluate, ladder, grade, the solvers): its name, its lock, the resume check
@@ -327,213 +306,3 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-
-
-# -- checkpoints --------------------------------------------------------------------------------
-def game_signature(game: NamedGame) -> str:
-    """The game and its parameters as JSON, stamped in checkpoints and checked on load."""
-    params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in game.params().items()}
-    return json.dumps({"game": game.name, "params": params}, sort_keys=True)
-
-
-def retrain_command(method: str, game: NamedGame | None) -> str:
-    """``boardgym train METHOD --game GAME -p KEY=VALUE ...`` for ``game``."""
-    if game is None:
-        return f"boardgym train {method} --game GAME"
-    params = "".join(
-        f" -p {k}={','.join(map(str, v)) if isinstance(v, (tuple, list)) else v}" for k, v in game.params().items()
-    )
-    return f"boardgym train {method} --game {game.name}{params}"
-
-
-def save_checkpoint(path: Path | str, payload: dict[str, Any], *, format: str, game: NamedGame | None) -> Path:
-    """``torch.save`` atomically, stamped with ``format`` and ``game_signature(game)`` (no game
-    stamp with ``game=None``, for files that are not tied to one). Keep the payload to tensors,
-    numbers, strings, lists and dicts so that ``load_checkpoint`` reads it with
-    ``weights_only=True``."""
-    import torch
-
-    stamped = {**payload, "format": format}
-    if game is not None:
-        stamped["game_signature"] = game_signature(game)
-    buffer = io.BytesIO()
-    torch.save(stamped, buffer)
-    atomic_write_bytes(path, buffer.getvalue())
-    return Path(path)
-
-
-def load_checkpoint(
-    path: Path | str | None,
-    *,
-    format: str | None = None,
-    game: NamedGame | None = None,
-    required: Iterable[str] = (),
-    method: str | None = None,
-    agent: str | None = None,
-    what: str = "checkpoint",
-    map_location: str = "cpu",
-) -> dict[str, Any]:
-    """The payload of a checkpoint written by ``save_checkpoint``, read without unpickling any
-    object, after checking (when given) its ``format`` tag, that it was trained on ``game``,
-    and that it holds the ``required`` keys. Every failure is one ``BoardgymError`` sentence
-    that names the file and says what to do; ``method`` names the training method in the
-    advice to retrain, ``agent`` the agent spec that was not given a ``path`` (None), ``what``
-    the kind of file in the messages."""
-    import torch
-
-    retrain = retrain_command(method or "METHOD", game)
-    if path is None:
-        agent = agent or method or "learned"
-        example = f"runs/{game.name if game is not None else '<game>'}/{method or '<method>'}/<run>/final.pt"
-        raise BoardgymError(
-            f"the {agent} agent needs checkpoint=PATH, a file written by training such as "
-            f"{agent}:checkpoint={example} (train one with `{retrain}`)"
-        )
-    path = Path(path)
-    name = f"{what} {str(path)!r}"
-    if not path.exists():
-        raise BoardgymError(
-            f"{name} does not exist; pass the path of a final.pt or checkpoint.pt written by `boardgym train`"
-        )
-    if path.is_dir():
-        raise BoardgymError(f"{name} is a folder; pass the final.pt or checkpoint.pt inside it")
-    if not path.is_file():
-        raise BoardgymError(
-            f"{name} is not a regular file; pass a final.pt or checkpoint.pt written by `boardgym train`"
-        )
-    try:
-        size = path.stat().st_size
-        if size == 0:
-            raise BoardgymError(
-                f"{name} is empty (0 bytes), cut off by an interrupted copy or a full disk; copy it again or retrain with `{retrain}`"
-            )
-        payload = torch.load(path, map_location=map_location, weights_only=True)
-    except BoardgymError:
-        raise
-    except OSError as error:  # the file is fine, we may not read it (another user's, a lost mount)
-        if error.errno is None:  # not the operating system's error: torch's own about the content
-            raise BoardgymError(
-                f"{name} cannot be read ({type(error).__name__}): it is corrupt or not a boardgym checkpoint; "
-                f"pass another file or retrain with `{retrain}`"
-            ) from None
-        raise BoardgymError(
-            f"{name} cannot be opened: {error.strerror or error}; the file is there but this user may not read "
-            "it: ask its owner to make it readable (chmod a+r) or copy it"
-        ) from None
-    except Exception as error:  # torch raises many kinds for a corrupt or foreign file
-        reason = type(error).__name__
-        raise BoardgymError(
-            f"{name} cannot be read ({reason}): it is corrupt or not a boardgym checkpoint; "
-            f"pass another file or retrain with `{retrain}`"
-        ) from None
-    if not isinstance(payload, dict):
-        raise BoardgymError(f"{name} is not a boardgym checkpoint (it holds no dict); retrain with `{retrain}`")
-    payload = _upgrade(payload)
-    if format is not None and payload.get("format") != format:
-        found = payload.get("format")
-        if isinstance(found, str) and found.rpartition("/")[0] == format.rpartition("/")[0]:
-            raise BoardgymError(
-                f"{name} is in format {found}, which this version of boardgym no longer reads ({format}); "
-                f"retrain with `{retrain}`"
-            )
-        raise BoardgymError(
-            f"{name} is not a {format} checkpoint (its format is {found!r}); pass a file written by "
-            f"`boardgym train {method or 'METHOD'}`, or retrain with `{retrain}`"
-        )
-    # The file is of the right kind: the method that wrote it knows best how to retrain it.
-    written_by = payload.get("method")
-    retrain = retrain_command(written_by if isinstance(written_by, str) and written_by else method or "METHOD", game)
-    if game is not None:
-        saved = payload.get("game_signature")
-        if saved is None:
-            raise BoardgymError(f"{name} does not say which game it was trained on; retrain with `{retrain}`")
-        if saved != game_signature(game):
-            raise BoardgymError(
-                f"{name} was trained on {_describe(saved)}, not on {_describe(game_signature(game))}; "
-                f"pass the same game and parameters, or retrain with `{retrain}`"
-            )
-    missing = [key for key in required if key not in payload]
-    if missing:
-        raise BoardgymError(
-            f"{name} lacks {', '.join(missing)}: it was written by an older boardgym or another method; "
-            f"retrain with `{retrain}`"
-        )
-    return payload
-
-
-CONTENT_ERRORS = (KeyError, IndexError, TypeError, ValueError, RuntimeError, AttributeError, OverflowError)
-"""What building an agent or a training state from a payload of the wrong shape raises."""
-
-
-@contextmanager
-def checkpoint_content(
-    path: Path | str | None, *, method: str | None = None, game: NamedGame | None = None, what: str = "checkpoint"
-) -> Iterator[None]:
-    """Build something from a checkpoint's payload inside this block: a payload in the right
-    format whose content does not fit (a key missing deep inside, a value of the wrong type,
-    weights that do not match the architecture, non-finite weights) becomes one sentence
-    naming the file and how to retrain, instead of the ``KeyError``/``RuntimeError`` of the
-    code that read it. ``load_checkpoint`` checks the envelope; this checks the letter::
-
-        payload = load_checkpoint(path, format=FORMAT, game=game, required=("policy",))
-        with checkpoint_content(path, method="ppo", game=game):
-            policy.load_state_dict(payload["policy"])
-    """
-    try:
-        yield
-    except BoardgymError as error:
-        if path is None or str(path) in str(error):
-            raise
-        raise BoardgymError(f"{what} {str(path)!r}: {error}") from None
-    except CONTENT_ERRORS as error:
-        reason = (str(error).strip().splitlines() or [""])[0].strip()
-        reason = reason if len(reason) <= 100 else reason[:97] + "..."
-        detail = f"{type(error).__name__}: {reason}" if reason else type(error).__name__
-        raise BoardgymError(
-            f"{what} {str(path)!r} is damaged: its content does not fit ({detail}); pass another file or "
-            f"retrain with `{retrain_command(method or 'METHOD', game)}`"
-        ) from None
-
-
-def check_finite(values: Any, name: str) -> None:
-    """A ``ValueError`` (for ``checkpoint_content``) when ``values`` (a tensor, an array, a
-    number or a dict of tensors) holds a NaN or an infinity: weights that would play nonsense."""
-    import math
-
-    import torch
-
-    items = values.values() if isinstance(values, dict) else [values]
-    for item in items:
-        if torch.is_tensor(item):
-            if item.is_floating_point() and not bool(torch.isfinite(item).all()):
-                raise ValueError(f"{name} holds NaN or infinite numbers")
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise ValueError(f"{name} holds NaN or infinite numbers")
-
-
-def _upgrade(payload: dict[str, Any]) -> dict[str, Any]:
-    """Read checkpoints of older versions as the current ones: renamed format tags, and the
-    separate ``game`` / ``game_params`` keys that AlphaZero checkpoints used to carry."""
-    found = payload.get("format")
-    if isinstance(found, str) and found in LEGACY_FORMATS:
-        payload["format"] = LEGACY_FORMATS[found]
-    if "game_signature" not in payload and isinstance(payload.get("game"), str):
-        try:
-            params = json.loads(payload.get("game_params") or "{}")
-        except (TypeError, ValueError):
-            params = None
-        if isinstance(params, dict):
-            payload["game_signature"] = json.dumps({"game": payload["game"], "params": params}, sort_keys=True)
-    return payload
-
-
-def _describe(signature: Any) -> str:
-    """``nim heaps=2,3`` for a game signature (the raw text if it is not one)."""
-    try:
-        parsed = json.loads(signature)
-        params = " ".join(
-            f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in parsed["params"].items()
-        )
-        return f"{parsed['game']} {params}".strip()
-    except (TypeError, ValueError, KeyError, AttributeError):
-        return repr(signature)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import types
 import typing
 from pathlib import Path
 from typing import Any
@@ -51,8 +52,9 @@ def bad_values(options: type, field: dataclasses.Field[Any]) -> list[str]:
     """Values no option of this field's type and rules may take."""
     meta = rules_of(options, field)
     annotation = typing.get_type_hints(options)[field.name]
-    kinds = {a for a in typing.get_args(annotation) if a is not type(None)} or {annotation}
-    base = next(iter(kinds))
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):  # X | None: X's values
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+    base = annotation
     if typing.get_origin(base) is tuple:
         item = typing.get_args(base)[0]
         values = [""]

@@ -16,18 +16,8 @@ import torch
 
 import boardgym
 from boardgym import make_game
-from boardgym.runs import (
-    RunFolder,
-    RunLock,
-    atomic_write_bytes,
-    atomic_write_text,
-    check_run_name,
-    current_umask,
-    game_signature,
-    load_checkpoint,
-    retrain_command,
-    save_checkpoint,
-)
+from boardgym.checkpoints import game_signature, load_checkpoint, retrain_command, save_checkpoint
+from boardgym.runs import RunFolder, RunLock, atomic_write_bytes, atomic_write_text, check_run_name, current_umask
 from boardgym.types import BoardgymError
 
 REPO = Path(boardgym.__file__).resolve().parents[1]

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from boardgym.agents.minimax import MinimaxAgent
+from boardgym.checkpoints import check_finite, checkpoint_content, load_checkpoint
 from boardgym.game import Game, HasFeatures
-from boardgym.runs import check_finite, checkpoint_content, load_checkpoint
 from boardgym.types import BoardgymError
 
 FORMAT = "boardgym.coevolved/1"

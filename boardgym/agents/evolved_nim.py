@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from boardgym.agents.base import BaseAgent
+from boardgym.checkpoints import check_finite, checkpoint_content, load_checkpoint
 from boardgym.game import Game
 from boardgym.games.nim import Nim, NimState
-from boardgym.runs import check_finite, checkpoint_content, load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.evolved_nim/1"

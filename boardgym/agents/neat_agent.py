@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from boardgym.agents.base import BaseAgent
+from boardgym.checkpoints import checkpoint_content, load_checkpoint
 from boardgym.game import Game
-from boardgym.runs import checkpoint_content, load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.neat/1"

@@ -18,8 +18,8 @@ import numpy as np
 
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.sb3_zip import build_policy, is_sb3_zip, read_sb3_policy
+from boardgym.checkpoints import check_finite, checkpoint_content, load_checkpoint
 from boardgym.game import Game
-from boardgym.runs import check_finite, checkpoint_content, load_checkpoint
 from boardgym.types import Action
 
 FORMAT = "boardgym.ppo/1"

@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from boardgym.checkpoints import game_signature
 from boardgym.game import Game
-from boardgym.runs import atomic_write_bytes, game_signature
+from boardgym.runs import atomic_write_bytes
 from boardgym.types import BoardgymError
 
 ZIP_FORMAT = "boardgym.ppo-sb3/1"

@@ -11,7 +11,7 @@ tensors that ``torch.load(weights_only=True)`` reads without unpickling any clas
     actions  int64 (entries,)            legal actions of each state, ascending
     values   float64 (entries,)          their values for the player on move
 
-plus the stamps of ``boardgym.runs.save_checkpoint`` (``format``, ``game_signature``) and
+plus the stamps of ``boardgym.checkpoints.save_checkpoint`` (``format``, ``game_signature``) and
 training bookkeeping (``method``, ``step``, the exploration generator's state).
 """
 
@@ -24,8 +24,8 @@ from typing import Any, cast
 import numpy as np
 
 from boardgym.agents.base import BaseAgent
+from boardgym.checkpoints import check_finite, checkpoint_content, load_checkpoint
 from boardgym.game import Game
-from boardgym.runs import check_finite, checkpoint_content, load_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.tabular/1"

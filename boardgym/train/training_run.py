@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
+from boardgym.checkpoints import checkpoint_content, load_checkpoint, save_checkpoint
 from boardgym.config import (
     Options,
     config_to_dict,
@@ -55,16 +56,7 @@ from boardgym.evaluate.grade import mistake_rate
 from boardgym.evaluate.match import play_games
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.runs import (
-    CHECKPOINT,
-    FINAL,
-    RunFolder,
-    check_run_name,
-    checkpoint_content,
-    load_checkpoint,
-    os_error_sentence,
-    save_checkpoint,
-)
+from boardgym.runs import CHECKPOINT, FINAL, RunFolder, check_run_name, os_error_sentence
 from boardgym.types import BoardgymError
 
 C = TypeVar("C", bound="RunConfig")
@@ -246,7 +238,7 @@ class TrainingRun:
     def restoring(self) -> AbstractContextManager[None]:
         """Wrap the code that rebuilds the method's state from ``run.resumed``: content that
         does not fit (a wrong type, a wrong shape, weights of another architecture) becomes one
-        sentence naming ``checkpoint.pt`` (``boardgym.runs.checkpoint_content``)."""
+        sentence naming ``checkpoint.pt`` (``boardgym.checkpoints.checkpoint_content``)."""
         return checkpoint_content(self.checkpoint_path, method=self.method, game=self.game)
 
     def on_close(self, callback: Callable[[], Any]) -> None:

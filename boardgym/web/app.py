@@ -264,7 +264,7 @@ def checkpoint_agent(path: str | Path) -> str:
     """The agent name that plays the checkpoint in ``path``, from its ``format``."""
     from boardgym.agents import coevolved, evolved_nim, neat_agent, ppo, tabular
     from boardgym.agents.alphazero import agent as alphazero
-    from boardgym.runs import load_checkpoint
+    from boardgym.checkpoints import load_checkpoint
 
     agents = {
         tabular.FORMAT: "qlearning",

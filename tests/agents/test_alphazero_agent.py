@@ -10,7 +10,7 @@ import torch
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, resolve_device, save_network
 from boardgym.agents.alphazero.network import build_network
-from boardgym.runs import save_checkpoint
+from boardgym.checkpoints import save_checkpoint
 from boardgym.types import BoardgymError
 
 

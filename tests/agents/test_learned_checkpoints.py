@@ -1,5 +1,5 @@
 """A checkpoint in the right format whose content is broken: one sentence from every learned
-agent's loader (``boardgym.runs.checkpoint_content``), never a KeyError or RuntimeError."""
+agent's loader (``boardgym.checkpoints.checkpoint_content``), never a KeyError or RuntimeError."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from boardgym.agents.ppo import FORMAT as PPO
 from boardgym.agents.ppo import build_policy
 from boardgym.agents.tabular import FORMAT as TABULAR
 from boardgym.agents.tabular import ValueTable
+from boardgym.checkpoints import save_checkpoint
 from boardgym.game import HasFeatures
-from boardgym.runs import save_checkpoint
 
 TICTACTOE, NIM, RASTROS = make_game("tictactoe"), make_game("nim"), make_game("rastros")
 

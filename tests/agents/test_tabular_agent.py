@@ -9,7 +9,7 @@ import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.tabular import FORMAT, TabularAgent, ValueTable, decode_state, encode_state
-from boardgym.runs import save_checkpoint
+from boardgym.checkpoints import save_checkpoint
 from boardgym.types import BoardgymError
 
 

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boardgym import BoardgymError, make_agent
+from boardgym.checkpoints import save_checkpoint
 from boardgym.cli import main
-from boardgym.runs import save_checkpoint
 from boardgym.train import METHODS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))

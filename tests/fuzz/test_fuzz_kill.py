@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from boardgym.checkpoints import load_checkpoint
 from boardgym.cli import main
-from boardgym.runs import load_checkpoint
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "train"))
 from test_run_contract import TINY  # noqa: E402  (a tiny run of every method)

@@ -17,8 +17,8 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from boardgym import make_agent, make_game
 from boardgym.agents.neat_agent import NeatAgent, Network, choose_move
+from boardgym.checkpoints import save_checkpoint
 from boardgym.evaluate.match import play_games
-from boardgym.runs import save_checkpoint
 from boardgym.train import METHODS
 from boardgym.train.neat import OLD_STATE_FILE, Config, _neat_config, genome_network, train
 from boardgym.types import BoardgymError

@@ -12,8 +12,9 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from boardgym import make_game
 from boardgym.agents.random_agent import RandomAgent
+from boardgym.checkpoints import load_checkpoint
 from boardgym.config import option, options_from_argv
-from boardgym.runs import LOCK_FILE, RunLock, load_checkpoint
+from boardgym.runs import LOCK_FILE, RunLock
 from boardgym.train.training_run import RunConfig, TrainingRun, baseline_spec, game_from_config
 from boardgym.types import BoardgymError
 

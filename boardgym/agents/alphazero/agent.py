@@ -22,8 +22,8 @@ from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.agents.alphazero.pretrained import pretrained_file, to_float32
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.mcts import MCTS
+from boardgym.checkpoints import check_finite, checkpoint_content, load_checkpoint, save_checkpoint
 from boardgym.game import Game
-from boardgym.runs import check_finite, checkpoint_content, load_checkpoint, save_checkpoint
 from boardgym.types import Action, BoardgymError
 
 FORMAT = "boardgym.alphazero/1"

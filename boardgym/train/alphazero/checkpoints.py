@@ -24,8 +24,8 @@ import torch
 from boardgym.agents.alphazero.agent import NETWORK_KEYS, checkpoint_payload, load_network, network_from_payload
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network
 from boardgym.agents.alphazero.pretrained import pretrained_file
+from boardgym.checkpoints import load_checkpoint, save_checkpoint
 from boardgym.game import Game
-from boardgym.runs import load_checkpoint, save_checkpoint
 from boardgym.train.alphazero.buffer import ReplayBuffer
 from boardgym.train.alphazero.config import METHOD, Config
 from boardgym.train.training_run import TrainingRun

@@ -14,10 +14,10 @@ import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, load_network
+from boardgym.checkpoints import load_checkpoint
 from boardgym.evaluate.grade_sets import read_connect_four_set
 from boardgym.evaluate.match import play_games
 from boardgym.games import GAMES
-from boardgym.runs import load_checkpoint
 from boardgym.train import METHODS
 from boardgym.train.alphazero import Config, main, scheduled_rates, train
 from boardgym.train.alphazero.loop import _selfplay_pool

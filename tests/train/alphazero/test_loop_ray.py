@@ -12,8 +12,8 @@ import torch
 
 from boardgym import make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent
+from boardgym.checkpoints import load_checkpoint
 from boardgym.evaluate.match import play_games
-from boardgym.runs import load_checkpoint
 from boardgym.train.alphazero import Config, main, train
 from boardgym.types import BoardgymError
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import torch
 
+from boardgym.checkpoints import game_signature
 from boardgym.game import Game
-from boardgym.runs import game_signature
 from boardgym.types import BoardgymError
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from boardgym.agents.alphazero.agent import FORMAT, NETWORK_KEYS, network_from_payload
 from boardgym.agents.alphazero.pretrained import shipped_file, to_float16
+from boardgym.checkpoints import load_checkpoint, save_checkpoint
 from boardgym.games import game_class
-from boardgym.runs import load_checkpoint, save_checkpoint
 from boardgym.types import BoardgymError
 
 
