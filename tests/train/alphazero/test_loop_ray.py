@@ -96,7 +96,7 @@ def test_the_command_line_takes_backend_actors_and_address(ray_local, in_tmp: Pa
     [
         ({"backend": "spark"}, "unknown --backend 'spark'; choose one of: local, ray"),
         ({"backend": "ray", "actors": 0}, "--actors 0 must be at least 1"),
-        ({"backend": "ray", "address": ""}, "--address is empty; give a value \\(with --backend ray"),
+        ({"backend": "ray", "address": ""}, "--address is empty; give a value (with --backend ray"),
         ({"backend": "ray", "address": "head:port"}, "--address 'head:port' is not a Ray address"),
         ({"address": "auto"}, "--address 'auto' is for --backend ray"),
     ],
