@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 from boardgym.games import parse_game_params
 from boardgym.registry import check_value, parse_value
-from boardgym.runs import atomic_write_text
+from boardgym.runs import atomic_write_text, jsonable
 from boardgym.types import BoardgymError
 
 C = TypeVar("C")
@@ -272,7 +272,7 @@ def read_option(text: str, annotation: Any, flag: str, help: str = "") -> Any:
 
 # -- options as JSON (config.json) --------------------------------------------------------------
 def config_to_dict(config: Any) -> dict[str, Any]:
-    return {key: _jsonable(value) for key, value in dataclasses.asdict(config).items()}
+    return {key: jsonable(value) for key, value in dataclasses.asdict(config).items()}
 
 
 def config_from_dict(config_cls: type[C], values: dict[str, Any], source: str = "config") -> C:
@@ -401,14 +401,6 @@ def _item_type(annotation: Any) -> Any:
         annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
     args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
     return args[0] if args else str
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def _from_json(value: Any) -> Any:

@@ -3,6 +3,8 @@
 - ``RunFolder`` is a run's folder: its name under the root, its lock, resume and the refusal to
   overwrite, for every command that writes one; ``check_run_name`` keeps a ``--run-name``
   inside the root.
+- ``jsonable`` turns a value into what JSON holds (tuples as lists, numpy scalars unwrapped,
+  NaN as null) for the files written there.
 - ``atomic_write_bytes`` / ``atomic_write_text`` write a temporary file beside the real name
   and rename it over it, so a crash never leaves half a file; the file gets the permissions
   the umask gives any new file (``0o666 & ~umask``).
@@ -16,6 +18,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import time
@@ -242,6 +245,19 @@ def _fsync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with tuples as lists, keys as text, numpy scalars unwrapped and NaN as null."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return value
 
 
 # -- the run-folder lock ------------------------------------------------------------------------

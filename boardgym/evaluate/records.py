@@ -31,7 +31,7 @@ from typing import Any
 
 from boardgym.game import Game
 from boardgym.games import make_game
-from boardgym.runs import atomic_write_text
+from boardgym.runs import atomic_write_text, jsonable
 from boardgym.types import Action, BoardgymError, IllegalActionError
 
 RECORD_FORMAT = "boardgym-game-v1"
@@ -228,16 +228,3 @@ def _result(game: Game, state: Any) -> str:
     best = max(returns)
     winners = [p for p, r in enumerate(returns) if r == best]
     return "draw" if len(winners) != 1 else f"player {winners[0]} wins"
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` with tuples as lists, keys as text, numpy scalars unwrapped and NaN as null."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if hasattr(value, "item"):  # numpy scalars
-        return value.item()
-    return value

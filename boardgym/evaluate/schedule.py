@@ -35,6 +35,7 @@ from boardgym.evaluate.openings import distinct_games, opening_suite
 from boardgym.evaluate.ratings import GameResult
 from boardgym.game import Game
 from boardgym.games import make_game
+from boardgym.runs import jsonable
 from boardgym.types import Action
 
 
@@ -187,7 +188,7 @@ class Tournament:
     def settings(self) -> dict[str, Any]:
         return {
             "game": self.game,
-            "game_params": _jsonable(self.game_params),
+            "game_params": jsonable(self.game_params),
             "agents": list(self.specs),
             "games_per_pair": self.games_per_pair,
             "seed": self.seed,
@@ -204,11 +205,3 @@ def agent_labels(specs: Sequence[str]) -> tuple[str, ...]:
         seen[spec] = seen.get(spec, 0) + 1
         labels.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
     return tuple(labels)
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value

@@ -43,10 +43,10 @@ from pathlib import Path
 from typing import Any
 
 from boardgym.agents.registry import AGENTS, agent_class, spec_parameters
-from boardgym.evaluate.records import jsonable
 from boardgym.game import Game
 from boardgym.games import GAMES, game_class, game_parameters, make_game
 from boardgym.registry import read_pairs
+from boardgym.runs import jsonable
 from boardgym.types import BoardgymError, IllegalActionError
 from boardgym.web.pool import AgentPool
 from boardgym.web.sessions import RequestError, Session, SessionStore, build_game, build_seat

@@ -20,10 +20,11 @@ from typing import Any
 
 import boardgym.draw as draw
 from boardgym.agents.registry import agent_class, parse_spec, spec_parameters
-from boardgym.evaluate.records import GameRecord, jsonable
+from boardgym.evaluate.records import GameRecord
 from boardgym.game import Game
 from boardgym.games import GAMES, make_game
 from boardgym.registry import lookup
+from boardgym.runs import jsonable
 from boardgym.types import Action, BoardgymError
 from boardgym.web.pool import spec_label
 
