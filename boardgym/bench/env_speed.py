@@ -27,53 +27,29 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.bench import optional_import
-from boardgym.config import Options as BaseOptions
-from boardgym.config import option, options_from_argv, seed_option
+from boardgym.bench import RoundsOptions, label, optional_import, rows
+from boardgym.config import option, options_from_argv
 from boardgym.envs import aec_env
-from boardgym.games import GAMES, BenchRow, make_game
-from boardgym.types import BoardgymError
-
-
-def rows() -> list[tuple[str, BenchRow]]:
-    """``(game, row)`` for every ``envs`` row of the games' entries."""
-    return [(name, row) for name, entry in GAMES.items() for row in entry.bench if row.bench == "envs"]
-
-
-def row_names() -> list[str]:
-    """What ``--games`` accepts: each row's game and label (``hex`` is both Hex rows)."""
-    return list(dict.fromkeys(name for game, row in rows() for name in (game, row.label or game)))
+from boardgym.games import make_game
 
 
 @dataclass(frozen=True)
-class Options(BaseOptions):
+class Options(RoundsOptions):
     """Random play, ours against the peer libraries, in one run: steps per second."""
 
-    seconds: float = option(1.0, "time per measurement", above=0, maximum=3600)
-    rounds: int = option(3, "alternating rounds; the best of each side is kept", minimum=1)
-    games: tuple[str, ...] | None = option(None, "only these rows (default: all)", many=True, metavar="ROW")
-    seed: int = seed_option(0)
+    BENCHES = ("envs",)
+
     clock: str = option(
         "cpu",
         "rules API rows: steps per CPU-second of this process (fair on a shared machine) or per wall-clock second",
         choices=("cpu", "wall"),
     )
 
-    def check(self) -> None:
-        names = row_names()
-        unknown = [name for name in self.games or () if name not in names]
-        if unknown:
-            raise BoardgymError(f"no row {unknown[0]!r} in this benchmark; --games takes: {', '.join(names)}")
-
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> int:
     options = options_from_argv(Options, argv, prog)
     _CLOCK[0] = time.process_time if options.clock == "cpu" else time.perf_counter
-    chosen = [
-        (game, row)
-        for game, row in rows()
-        if options.games is None or game in options.games or (row.label or game) in options.games
-    ]
+    chosen = rows(*Options.BENCHES, wanted=options.games)
     pyspiel = optional_import("pyspiel")
     missing_peer = pyspiel is None
     print(
@@ -91,7 +67,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
                 note, missing_peer = "PettingZoo classic not installed", True
             else:
                 peer = partial(aec_steps_per_second, module.env())
-        _row(row.label or game, *_best_of(ours, peer, options), note)
+        _row(label(game, row), *_best_of(ours, peer, options), note)
     print(f"\nrules API (random playouts; steps per {'CPU-' if options.clock == 'cpu' else ''}second)")
     _header("ours", "OpenSpiel")
     for game, row in chosen:
@@ -101,7 +77,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench envs") -> in
             note = "OpenSpiel not installed"
         elif row.openspiel:
             peer = partial(openspiel_steps_per_second, pyspiel.load_game(row.openspiel, row.openspiel_params))
-        _row(row.label or game, *_best_of(ours, peer, options), note)
+        _row(label(game, row), *_best_of(ours, peer, options), note)
     if missing_peer:
         print("\nfor the peer libraries: pip install -e '.[bench]'")
     return 0

@@ -34,11 +34,9 @@ from boardgym.agents.leaf import RolloutEvaluator
 from boardgym.agents.mcts import MCTS
 from boardgym.agents.minimax import AlphaBeta
 from boardgym.agents.registry import make_agent
-from boardgym.bench import optional_import
-from boardgym.config import Options as BaseOptions
-from boardgym.config import option, options_from_argv, seed_option
-from boardgym.games import GAMES, BenchRow, make_game
-from boardgym.types import BoardgymError
+from boardgym.bench import RoundsOptions, label, optional_import, rows
+from boardgym.config import options_from_argv
+from boardgym.games import make_game
 
 UCT_C = 1.4
 SIMULATIONS = 1000
@@ -46,50 +44,25 @@ SIMULATIONS = 1000
 the trees, and the depth of their selections, are alike."""
 
 
-def rows(bench: str) -> list[tuple[str, BenchRow]]:
-    """``(game, row)`` for the games' ``bench`` rows (``search``, ``alphabeta``, ``move``)."""
-    return [(name, row) for name, entry in GAMES.items() for row in entry.bench if row.bench == bench]
-
-
-def row_names() -> list[str]:
-    """What ``--games`` accepts: the games and the labels of their rows."""
-    benches = ("search", "alphabeta", "move")
-    return list(
-        dict.fromkeys(name for bench in benches for game, row in rows(bench) for name in (game, row.label) if name)
-    )
-
-
 @dataclass(frozen=True)
-class Options(BaseOptions):
+class Options(RoundsOptions):
     """Search speed, ours against OpenSpiel, in one run."""
 
-    seconds: float = option(1.0, "time per MCTS measurement", above=0, maximum=3600)
-    rounds: int = option(3, "alternating rounds; the best of each side is kept", minimum=1)
-    games: tuple[str, ...] | None = option(None, "only these games (default: all)", many=True, metavar="GAME")
-    seed: int = seed_option(0)
-
-    def check(self) -> None:
-        names = row_names()
-        unknown = [name for name in self.games or () if name not in names]
-        if unknown:
-            raise BoardgymError(f"no game {unknown[0]!r} in this benchmark; --games takes: {', '.join(names)}")
+    BENCHES = ("search", "alphabeta", "move")
 
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> int:
     args = options_from_argv(Options, argv, prog)
     pyspiel = optional_import("pyspiel")
     python_mcts = optional_import("open_spiel.python.algorithms.mcts")
-    wanted = set(args.games) if args.games else None
-
-    def chosen(bench: str) -> list[tuple[str, BenchRow]]:
-        return [(game, row) for game, row in rows(bench) if wanted is None or game in wanted or row.label in wanted]
+    wanted = args.games
 
     print(
         f"MCTS, random rollouts, UCT c={UCT_C}: simulations per CPU-second, fresh searches of {SIMULATIONS} "
         f"simulations from the start, best of {args.rounds} rounds\n"
     )
     print(f"  {'game':<14}{'ours':>10}{'ours gen.':>11}{'OS python':>11}{'OS C++':>10}{'ours/py':>9}{'ours/C++':>10}")
-    for name, row in chosen("search"):
+    for name, row in rows("search", wanted=wanted):
         game = make_game(name, **row.params)
         sides: dict[str, Callable[[float, int], float] | None] = {
             "ours": partial(our_mcts_rate, game, game_playouts=True),
@@ -104,7 +77,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
         best = _best_of(sides, args)
         ours, generic, py, cpp = best["ours"], best["generic"], best["python"], best["cpp"]
         print(
-            f"  {row.label or name:<14}{ours:>10,.0f}{generic:>11,.0f}{_num(py):>11}{_num(cpp):>10}"
+            f"  {label(name, row):<14}{ours:>10,.0f}{generic:>11,.0f}{_num(py):>11}{_num(cpp):>10}"
             f"{_ratio(ours, py):>9}{_ratio(ours, cpp):>10}"
         )
     if pyspiel is None or python_mcts is None:
@@ -113,7 +86,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
 
     print("\nalpha-beta (ours): iterative deepening, transposition table, from the start")
     print(f"  {'setting':<22}{'nodes':>10}{'seconds':>10}{'nodes/s':>11}")
-    for name, row in chosen("alphabeta"):
+    for name, row in rows("alphabeta", wanted=wanted):
         game = make_game(name, **row.params)
         search = AlphaBeta(game, make_heuristic(game, row.settings["eval"]), depth=row.settings["depth"])
         result = search.search(game.initial_state())
@@ -127,7 +100,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench search") -> 
         print(f"  solve tic-tac-toe: ours {ours_s:.3f} s, OpenSpiel alpha_beta_search {peer_text}  {ratio}")
 
     print("\ntime per move from the start (seconds, best of rounds)")
-    for name, row in chosen("move"):
+    for name, row in rows("move", wanted=wanted):
         game, spec = make_game(name, **row.params), row.settings["spec"]
         seconds = min(time_one_move(game, spec, args.seed + r) for r in range(args.rounds))
         print(f"  {name + ' ' + _size(row.params):<18}{spec:<34}{seconds:>8.3f}")

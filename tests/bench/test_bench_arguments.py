@@ -39,7 +39,7 @@ def test_the_games_lists_name_the_rows(capsys) -> None:
     assert main(["bench", "envs", "--games", "chess"]) == 2
     assert "tictactoe, connect_four, nim" in capsys.readouterr().err
     assert main(["bench", "search", "--games", "chess"]) == 2
-    assert "connect_four, hex, hex 7x7, tictactoe, tictactoe exact, connect_four d6" in capsys.readouterr().err
+    assert "tictactoe, tictactoe exact, connect_four, connect_four d6, hex, hex 7x7" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
