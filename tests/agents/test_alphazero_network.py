@@ -12,14 +12,7 @@ from boardgym import make_game
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy, masked_policy
 from boardgym.types import BoardgymError
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Tiny networks run fastest on one thread, and the test machine's cores are shared."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.mark.parametrize("name", ["tictactoe", "connect_four", "nim"])

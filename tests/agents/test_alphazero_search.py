@@ -5,40 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 from boardgym import make_game
-from boardgym.agents.alphazero.network import build_network
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.agents.leaf import Evaluator, RolloutEvaluator
 from boardgym.agents.mcts import MCTS
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Tiny networks run fastest on one thread, and the test machine's cores are shared."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-def _network(game, seed: int = 0):
-    torch.manual_seed(seed)
-    return build_network(game, blocks=1, channels=8, value_hidden=8).eval()
-
-
-def _play(game, cells: str):
-    """Tic-Tac-Toe moves in order, e.g. "a1 a2 b1 b2"."""
-    state = game.initial_state()
-    for text in cells.split():
-        state = game.apply(state, game.parse_action(state, text))
-    return state
-
-
-def test_network_evaluator_is_an_evaluator_with_legal_priors() -> None:
+def test_network_evaluator_is_an_evaluator_with_legal_priors(tiny_network) -> None:
     game = make_game("connect_four")
-    evaluator = NetworkEvaluator(_network(game))
+    evaluator = NetworkEvaluator(tiny_network(game))
     assert isinstance(evaluator, Evaluator)
     state = game.initial_state()
     for column in (0, 0, 0, 0, 0, 0):  # fill column a: only b..g stay legal
@@ -50,10 +28,10 @@ def test_network_evaluator_is_an_evaluator_with_legal_priors() -> None:
     assert np.all(np.abs(values) <= 1.0)
 
 
-def test_network_evaluator_cache_returns_the_same_answer_without_a_new_call() -> None:
+def test_network_evaluator_cache_returns_the_same_answer_without_a_new_call(tiny_network, moves_played) -> None:
     game = make_game("tictactoe")
-    evaluator = NetworkEvaluator(_network(game))
-    states = [game.initial_state(), _play(game, "b2")]
+    evaluator = NetworkEvaluator(tiny_network(game))
+    states = [game.initial_state(), moves_played(game, "b2")]
     first = evaluator.evaluate(game, states)
     calls = evaluator.calls
     second = evaluator.evaluate(game, states)
@@ -66,12 +44,12 @@ def test_network_evaluator_cache_returns_the_same_answer_without_a_new_call() ->
 
 
 @pytest.mark.parametrize("kind", ["network", "rollouts"])
-def test_the_same_mcts_class_finds_a_win_in_one_with_either_evaluator(kind: str) -> None:
+def test_the_same_mcts_class_finds_a_win_in_one_with_either_evaluator(kind: str, tiny_network, moves_played) -> None:
     game = make_game("tictactoe")
     rng = np.random.default_rng(0)
-    evaluator = NetworkEvaluator(_network(game)) if kind == "network" else RolloutEvaluator(rng=rng)
+    evaluator = NetworkEvaluator(tiny_network(game)) if kind == "network" else RolloutEvaluator(rng=rng)
     tree = MCTS(game, evaluator, simulations=300, c_puct=1.5, rng=rng)
-    state = _play(game, "a1 a2 b1 b2")  # X to move; c1 wins
+    state = moves_played(game, "a1 a2 b1 b2")  # X to move; c1 wins
     root = tree.search(state)
     assert tree.best_action(root) == game.parse_action(state, "c1")
     assert tree.visit_counts(root)[[0, 1, 3, 4]].sum() == 0  # occupied cells never visited

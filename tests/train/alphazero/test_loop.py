@@ -24,14 +24,7 @@ from boardgym.train.alphazero.loop import _selfplay_pool
 from boardgym.train.alphazero.workers import SelfPlayPool
 from boardgym.types import BoardgymError
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Tiny networks run fastest on one thread, and the test machine's cores are shared."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 TINY = dict(

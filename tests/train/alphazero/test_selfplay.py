@@ -7,10 +7,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-import torch
 
 from boardgym import make_game
-from boardgym.agents.alphazero.network import build_network
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.games import GAMES
 from boardgym.games.tictactoe import stones
@@ -24,37 +22,22 @@ from boardgym.train.alphazero.selfplay import (
     search_lockstep,
 )
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Tiny networks run fastest on one thread, and the test machine's cores are shared."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def _network(game, seed: int = 0):
-    torch.manual_seed(seed)
-    return build_network(game, blocks=1, channels=8, value_hidden=8).eval()
-
-
-def _play(game, cells: str):
-    """Tic-Tac-Toe moves in order, e.g. "a1 a2 b1 b2"."""
-    state = game.initial_state()
-    for text in cells.split():
-        state = game.apply(state, game.parse_action(state, text))
-    return state
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.mark.parametrize("leaves", [1, 3])
-def test_lockstep_search_runs_the_budget_in_every_tree(leaves: int) -> None:
+def test_lockstep_search_runs_the_budget_in_every_tree(leaves: int, tiny_network, moves_played) -> None:
     game = make_game("tictactoe")
-    evaluator = NetworkEvaluator(_network(game), cache_size=0)
+    evaluator = NetworkEvaluator(tiny_network(game), cache_size=0)
     settings = SelfPlaySettings(simulations=30, leaves_per_game=leaves)
     rng = np.random.default_rng(1)
     trees = [make_tree(game, evaluator, settings, rng) for _ in range(4)]
-    states = [game.initial_state(), _play(game, "b2"), _play(game, "a1 a2 b1 b2"), _play(game, "c3")]
+    states = [
+        game.initial_state(),
+        moves_played(game, "b2"),
+        moves_played(game, "a1 a2 b1 b2"),
+        moves_played(game, "c3"),
+    ]
     calls, evaluated = search_lockstep(game, trees, states, evaluator, 30, leaves)
     assert calls == evaluator.calls
     assert evaluated == evaluator.positions
@@ -66,9 +49,9 @@ def test_lockstep_search_runs_the_budget_in_every_tree(leaves: int) -> None:
         assert all(abs(w) <= n + 1e-9 for n, w in zip(root.edge_n, root.edge_w, strict=True))
 
 
-def test_selfplay_records_legal_policies_and_final_results() -> None:
+def test_selfplay_records_legal_policies_and_final_results(tiny_network) -> None:
     game = make_game("tictactoe")
-    evaluator = NetworkEvaluator(_network(game))
+    evaluator = NetworkEvaluator(tiny_network(game))
     settings = SelfPlaySettings(simulations=16, temperature_moves=9)
     result = play_selfplay_games(game, evaluator, 6, parallel=4, settings=settings, rng=np.random.default_rng(2))
     assert result.games == 6 and len(result.outcomes) == 6
@@ -90,9 +73,9 @@ def _stones(state) -> int:
     return (x | o).bit_count()
 
 
-def test_selfplay_is_reproducible_from_its_seed() -> None:
+def test_selfplay_is_reproducible_from_its_seed(tiny_network) -> None:
     game = make_game("tictactoe")
-    network = _network(game)
+    network = tiny_network(game)
     settings = SelfPlaySettings(simulations=8)
 
     def moves(seed: int) -> list[tuple]:
@@ -105,20 +88,20 @@ def test_selfplay_is_reproducible_from_its_seed() -> None:
 
 
 @pytest.mark.parametrize("name", [n for n in GAMES if make_game(n).num_players == 2])
-def test_selfplay_runs_on_every_two_player_game(name: str) -> None:
+def test_selfplay_runs_on_every_two_player_game(name: str, tiny_network) -> None:
     game = make_game(name)
     settings = SelfPlaySettings(simulations=2, max_moves=60)
     result = play_selfplay_games(
-        game, NetworkEvaluator(_network(game)), 1, parallel=1, settings=settings, rng=np.random.default_rng(0)
+        game, NetworkEvaluator(tiny_network(game)), 1, parallel=1, settings=settings, rng=np.random.default_rng(0)
     )
     assert result.games == 1 and 0 < len(result.positions) <= 60
     for state, policy, _ in result.positions:
         assert policy[~game.legal_mask(state)].sum() == 0.0
 
 
-def test_random_openings_vary_the_first_move_of_greedy_self_play() -> None:
+def test_random_openings_vary_the_first_move_of_greedy_self_play(tiny_network, moves_played) -> None:
     game = make_game("tictactoe")
-    network = _network(game)
+    network = tiny_network(game)
 
     def second_positions(random_opening_moves: int) -> set:
         settings = SelfPlaySettings(
@@ -148,9 +131,9 @@ def test_random_starts_cover_every_depth_and_are_never_over() -> None:
     assert random_start(game, 20, again) == random_start(game, 20, np.random.default_rng(5))
 
 
-def test_selfplay_from_random_starts_records_only_searched_positions() -> None:
+def test_selfplay_from_random_starts_records_only_searched_positions(tiny_network) -> None:
     game = make_game("tictactoe")
-    network = _network(game)
+    network = tiny_network(game)
     settings = SelfPlaySettings(simulations=4, temperature_moves=0, dirichlet_alpha=0.0, random_start_moves=6)
     result = play_selfplay_games(
         game, NetworkEvaluator(network), 30, parallel=10, settings=settings, rng=np.random.default_rng(2)
@@ -163,7 +146,7 @@ def test_selfplay_from_random_starts_records_only_searched_positions() -> None:
     assert result.moves == len(result.positions)  # the random moves are neither counted nor recorded
 
 
-def test_settings_have_the_trainers_defaults_and_take_a_runs_config() -> None:
+def test_settings_have_the_trainers_defaults_and_take_a_runs_config(tiny_network) -> None:
     """One default per setting: self-play's are ``Config``'s, and a run's config carries over."""
     assert SelfPlaySettings() == SelfPlaySettings.from_config(Config())
     config = Config(
@@ -180,7 +163,7 @@ def test_settings_have_the_trainers_defaults_and_take_a_runs_config() -> None:
     settings = dataclasses.asdict(SelfPlaySettings.from_config(config))
     assert settings == {name: getattr(config, name) for name in settings}
     game = make_game("connect_four")  # alpha None (--dirichlet-alpha 0): the game's own; 0: no noise
-    evaluator = NetworkEvaluator(_network(game))
+    evaluator = NetworkEvaluator(tiny_network(game))
     rng = np.random.default_rng(0)
     assert make_tree(game, evaluator, SelfPlaySettings(), rng).dirichlet_alpha == default_dirichlet_alpha(game)
     assert make_tree(game, evaluator, SelfPlaySettings(dirichlet_alpha=0.0), rng).dirichlet_alpha is None
