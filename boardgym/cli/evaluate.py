@@ -215,6 +215,10 @@ class GradeOptions(FolderOptions):
                 f"--positions is for connect_four (the set files hold Connect Four moves); {self.game}'s set is built "
                 "from its rules: drop --positions"
             )
+        if self.positions is None:
+            from boardgym.evaluate.grade import require_grading_set
+
+            require_grading_set(self.make_game())
 
 
 def grade(options: GradeOptions) -> int:

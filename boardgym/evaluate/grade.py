@@ -82,12 +82,18 @@ def gradable(game: Game) -> bool:
     return grading_set(game) is not None
 
 
-def position_set(game: Game) -> list[GradedPosition]:
-    """The graded positions of ``game`` (built once per game and parameters, then cached)."""
+def require_grading_set(game: Game) -> GradingSet:
+    """``grading_set(game)``, or one sentence naming the games and parameters that have one."""
     graded = grading_set(game)
     if graded is None:
         where = "; ".join(f"{name} ({load(entry.grading).where})" for name, entry in GAMES.items() if entry.grading)
         raise BoardgymError(f"no graded position set for {game.name} with {game.params()}; graded: {where}")
+    return graded
+
+
+def position_set(game: Game) -> list[GradedPosition]:
+    """The graded positions of ``game`` (built once per game and parameters, then cached)."""
+    graded = require_grading_set(game)
     key = (game.name, json.dumps(game.params(), sort_keys=True, default=str))
     if key not in _SETS:
         _SETS[key] = graded.build(game)

@@ -121,3 +121,9 @@ def test_positions_are_refused_for_other_games_and_missing_files(tmp_path) -> No
         )
     with pytest.raises(BoardgymError, match="--positions is empty"):
         main(["connect_four", "--agent", "random", "--positions", "", "--root", str(tmp_path)])
+
+
+def test_a_game_without_a_graded_set_is_refused_before_any_folder(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(BoardgymError, match="no graded position set for hex with .*graded: tictactoe"):
+        main(["hex", "-p", "size=9", "--agent", "random", "--root", str(tmp_path / "runs")])
+    assert not (tmp_path / "runs").exists()
