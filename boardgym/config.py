@@ -166,13 +166,6 @@ def field_named(cls: type, name: str) -> dataclasses.Field[Any]:
     return next(field for field in dataclasses.fields(cls) if field.name == name)
 
 
-def refuse(options: Any, name: str, rule: str) -> BoardgymError:
-    """The sentence for field ``name`` of ``options`` breaking ``rule`` (for ``check``):
-    ``refuse(self, "lr", "must be below 1")`` -> ``--lr 2.0 must be below 1``."""
-    field = field_named(type(options), name)
-    return BoardgymError(f"{flag_of(field, rules_of(type(options), field))} {_shown(getattr(options, name))} {rule}")
-
-
 # -- the command line ---------------------------------------------------------------------------
 def build_parser(options_cls: type, prog: str, description: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description or options_cls.__doc__)
@@ -288,13 +281,6 @@ def config_from_dict(config_cls: type[C], values: dict[str, Any], source: str = 
 
 def write_config(path: Path | str, config: Any, **extra: Any) -> None:
     atomic_write_text(path, json.dumps({**config_to_dict(config), **extra}, indent=2) + "\n")
-
-
-def check_seed(seed: Any, flag: str = "--seed") -> int:
-    """``seed`` if it is a whole number from 0 to ``MAX_SEED``; else one sentence naming ``flag``."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise BoardgymError(f"{flag} {seed!r} must be a whole number from 0 to {MAX_SEED}")
-    return seed
 
 
 # -- inside ------------------------------------------------------------------------------------
@@ -428,7 +414,6 @@ __all__ = [
     "Options",
     "add_options",
     "build_parser",
-    "check_seed",
     "config_from_dict",
     "config_to_dict",
     "game_params_option",
@@ -436,7 +421,6 @@ __all__ = [
     "options_from_args",
     "options_from_argv",
     "read_option",
-    "refuse",
     "seed_option",
     "validate",
     "write_config",

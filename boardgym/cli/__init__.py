@@ -15,13 +15,14 @@ import argparse
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from boardgym import __version__
 from boardgym.agents.registry import AGENTS
 from boardgym.bench import BENCHES
 from boardgym.config import add_options, options_from_args
 from boardgym.games import GAMES, gym_id
-from boardgym.registry import CommandEntry, lookup
+from boardgym.registry import CommandEntry, load, lookup
 from boardgym.runs import os_error_sentence
 from boardgym.solve import SOLVERS
 from boardgym.train import METHODS
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in GROUPS:
             return _run_group(args.command, args.entry, extra)
         command = COMMANDS[args.command]
-        options: object = options_from_args(lookup_target(command.options), args)
+        options = options_from_args(lookup_target(command.options), args)
         return int(lookup_target(command.run)(options) or 0)
     except BoardgymError as error:
         print(f"boardgym: error: {error}", file=sys.stderr)
@@ -148,11 +149,9 @@ def command_options() -> Iterator[tuple[list[str], type]]:
             yield [name, entry_name], lookup_target(entry.options)
 
 
-def lookup_target(target: str) -> type:
-    from boardgym.registry import load
-
-    loaded: type = load(target)
-    return loaded
+def lookup_target(target: str) -> Any:
+    """What ``"module:attr"`` names (an options class, the function that runs a command)."""
+    return load(target)
 
 
 def _run_group(command: str, name: str | None, extra: list[str]) -> int:
