@@ -106,6 +106,7 @@ GAMES: dict[str, GameEntry] = {
             "perfect",
         ),
         grading=f"{_SETS}:TICTACTOE",
+        batched="boardgym.batch.tictactoe:BatchedTicTacToe",
         bench=(
             BenchRow("envs", pettingzoo="tictactoe_v3", openspiel="tic_tac_toe"),
             BenchRow("alphabeta", "tictactoe exact", settings={"eval": None, "depth": None}),
@@ -127,6 +128,7 @@ GAMES: dict[str, GameEntry] = {
             "solver:time=1",
         ),
         grading=f"{_SETS}:CONNECT_FOUR",
+        batched="boardgym.batch.connect_four:BatchedConnectFour",
         bench=(
             BenchRow("envs", pettingzoo="connect_four_v3", openspiel="connect_four"),
             BenchRow("search", openspiel="connect_four"),

@@ -1,0 +1,315 @@
+"""The batched rules: B games of one kind held as tensors and stepped in one call, on any device.
+
+A game's batched rules are a ``BatchedGame`` over the same ``Game`` (its parameters), in the
+shape of pgx: a few functions over a state that is a NamedTuple of tensors whose leading
+dimension is the batch::
+
+    rules = batched("connect_four", device="cuda")        # or BatchedConnectFour(ConnectFour())
+    state = rules.init(4096, generator)
+    while True:
+        actions = rules.random_actions(state, generator)    # or a policy's: LongTensor[B]
+        state = rules.step(state, actions, auto_reset=True)
+        rules.legal_mask(state)                             # bool[B, A]
+        rules.observation(state, state.current_player)      # float32[B, C, H, W]
+
+Every state holds, besides the game's own boards, the fields ``COMMON`` names, the same in
+every game:
+
+- ``current_player`` ``long[B]``: who moves (0 or 1);
+- ``terminated`` / ``truncated`` ``bool[B]``: the game in this slot is over, by the rules or by a
+  move limit;
+- ``ended`` ``bool[B]``: the last ``step`` ended this slot's game (with ``auto_reset`` the slot
+  then already holds a new game, and ``ended`` and ``rewards`` still tell how the old one ended);
+- ``rewards`` ``float32[B, 2]``: each player's reward for the last step: +1 / -1 / 0 when it ended
+  the game, 0 otherwise;
+- ``steps`` ``long[B]``: moves played in this slot's game.
+
+``step`` handles, once for every game (as pgx's ``Env.step`` does): an illegal action (not legal
+in the position, or outside the action space) ends that game with -1 for the player who chose
+it and 0 for the other, as the scalar envs do, never a crash; a finished game is left as it is
+(rewards 0); ``auto_reset=True`` starts a new game in every slot whose game ended. A bad
+argument (a batch of 0, actions of the wrong shape, dtype or device) is one ``BoardgymError``.
+
+``legal_mask(state)`` (``bool[B, A]``; all false once a game is over) is computed when asked,
+not kept in the state: a loop that plays random moves never needs it (``random_actions`` and
+the legality test of ``step`` read the game's boards directly where a game can).
+
+The scalar rules are the specification: ``to_scalar_states`` and ``from_scalar_states``
+convert both ways, and the tests play both move for move. Precomputed tables (lines,
+neighbours, columns) are built once from the scalar rules' own geometry, on the device.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Generic, Protocol, TypeVar
+
+import torch
+
+from boardgym.game import Game
+from boardgym.types import BoardgymError
+
+COMMON = ("current_player", "terminated", "truncated", "ended", "rewards", "steps")
+"""The fields every batched state has (see the module doc)."""
+
+
+class BatchState(Protocol):
+    """What every batched state is: a NamedTuple of tensors with the ``COMMON`` fields."""
+
+    @property
+    def current_player(self) -> torch.Tensor: ...
+    @property
+    def terminated(self) -> torch.Tensor: ...
+    @property
+    def truncated(self) -> torch.Tensor: ...
+    @property
+    def ended(self) -> torch.Tensor: ...
+    @property
+    def rewards(self) -> torch.Tensor: ...
+    @property
+    def steps(self) -> torch.Tensor: ...
+    @property
+    def _fields(self) -> tuple[str, ...]: ...
+    @property
+    def _replace(self) -> Callable[..., Any]: ...
+    def __iter__(self) -> Iterator[torch.Tensor]: ...
+
+
+S = TypeVar("S", bound=BatchState)
+
+REWARDS = ((0.0, 0.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
+"""Each player's reward by outcome: none (the game goes on, or a draw), player 0 won, player 1
+won, player 0 played an illegal action, player 1 did."""
+
+MAX_BATCH = 2**26
+"""The largest batch ``init`` accepts (64M games): a guard against a typo, not a memory check."""
+
+
+class BatchedGame(ABC, Generic[S]):
+    """The batched rules of ``game`` on ``device`` (see the module doc). A subclass writes the
+    game's own part: ``_start`` (its boards at the start), ``_move`` (legal moves applied),
+    ``legal_mask``,
+    ``_planes`` (the observation) and the conversions; the rest is here."""
+
+    def __init__(self, game: Game, device: str | torch.device = "cpu") -> None:
+        if game.num_players != 2:
+            raise BoardgymError(f"batched rules are for two-player games; {game.name} has {game.num_players} player(s)")
+        self.game = game
+        self.device = resolve_device(device)
+        self.num_actions = game.num_actions
+        self.observation_shape = tuple(game.observation_shape)
+        self._start_state: S | None = None
+
+    # -- the API -----------------------------------------------------------------------------------
+    def init(self, batch: int, generator: torch.Generator | None = None) -> S:
+        """``batch`` games at their start. ``generator`` (where the game's start is random) must
+        live on this device."""
+        if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
+            raise BoardgymError(f"batch={batch!r} must be a whole number of games from 1 to {MAX_BATCH:,}")
+        self._check_generator(generator)
+        return self._start(batch, generator)
+
+    def step(
+        self, state: S, actions: torch.Tensor, *, auto_reset: bool = False, generator: torch.Generator | None = None
+    ) -> S:
+        """Every game of ``state`` plays its action (``long[B]``); see the module doc for
+        illegal actions, finished games and ``auto_reset``."""
+        actions = self.check_actions(state, actions)
+        live = ~(state.terminated | state.truncated)
+        safe = actions.clamp(0, self.num_actions - 1)
+        legal = self.is_legal(state, safe) & (safe == actions)
+        moving = live & legal
+        moved, winner = self._move(state, safe, moving)
+        outcome = winner + 1  # a row of REWARDS: 0 no winner, 1 player 0 won, 2 player 1 won
+        terminated = moved.terminated
+        illegal = live & ~legal
+        if bool(illegal.any()):  # rare: the slow path costs nothing when every action is legal
+            outcome = torch.where(illegal, 3 + state.current_player, outcome)
+            terminated = terminated | illegal
+        rewards = constant(REWARDS, self.device).index_select(0, outcome)
+        ended = (terminated | moved.truncated) & live
+        after: S = moved._replace(terminated=terminated, ended=ended, rewards=rewards, steps=state.steps + moving)
+        if auto_reset and bool(ended.any()):
+            after = self._reset(after, ended, generator)
+        return after
+
+    def observation(self, state: S, player: int | torch.Tensor) -> torch.Tensor:
+        """``float32[B, *observation_shape]``: the planes ``Game.observation`` gives, from the
+        view of ``player`` (an int for every game, or ``long[B]``, e.g. ``state.current_player``)."""
+        batch = len(state.current_player)
+        if isinstance(player, int) and not isinstance(player, bool):
+            if player not in (0, 1):
+                raise BoardgymError(f"player={player!r} must be 0 or 1")
+            player = torch.full((batch,), player, dtype=torch.long, device=self.device)
+        elif not isinstance(player, torch.Tensor) or player.shape != (batch,):
+            raise BoardgymError(f"player must be 0, 1 or a tensor of {batch} players, not {player!r}")
+        return self._planes(state, player.to(self.device, torch.long))
+
+    @abstractmethod
+    def legal_mask(self, state: S) -> torch.Tensor:
+        """``bool[B, A]``: each game's legal actions (none once it is over)."""
+
+    def is_legal(self, state: S, actions: torch.Tensor) -> torch.Tensor:
+        """``bool[B]``: whether each game's action (in the action space) is legal there; a game
+        may test it without building the whole mask."""
+        return self.legal_mask(state).gather(1, actions.unsqueeze(1)).squeeze(1)
+
+    def random_actions(self, state: S, generator: torch.Generator | None = None) -> torch.Tensor:
+        """A uniformly random legal action for every game (an arbitrary one where a game is over:
+        ``step`` ignores it)."""
+        counts = self.legal_mask(state).cumsum(1)
+        pick = (torch.rand(len(counts), generator=generator, device=self.device) * counts[:, -1]).long()
+        return (counts <= pick.unsqueeze(1)).sum(1).clamp(max=self.num_actions - 1)
+
+    @abstractmethod
+    def to_scalar_states(self, state: S) -> list[Any]:
+        """The scalar rules' state of every game of the batch."""
+
+    @abstractmethod
+    def from_scalar_states(self, states: Sequence[Any]) -> S:
+        """A batch holding these scalar states (``ended`` false, ``rewards`` zero)."""
+
+    def check_actions(self, state: S, actions: Any) -> torch.Tensor:
+        """``actions`` as a ``long[B]`` tensor on this device, or one sentence saying what is wrong."""
+        batch = len(state.current_player)
+        if not isinstance(actions, torch.Tensor):
+            raise BoardgymError(
+                f"actions must be a torch tensor of {batch} action numbers, not {type(actions).__name__}"
+            )
+        if actions.shape != (batch,):
+            raise BoardgymError(
+                f"actions have shape {tuple(actions.shape)}; the batch holds {batch} games: give ({batch},)"
+            )
+        if actions.dtype.is_floating_point or actions.dtype.is_complex or actions.dtype == torch.bool:
+            raise BoardgymError(f"actions are {actions.dtype}; give whole numbers (torch.long)")
+        if actions.device != self.device:
+            raise BoardgymError(f"actions are on {actions.device}, the batch on {self.device}: move them with .to()")
+        return actions.long()
+
+    # -- what each game writes -------------------------------------------------------------------
+    @abstractmethod
+    def _start(self, batch: int, generator: torch.Generator | None) -> S:
+        """``batch`` games at their start, every field filled (``common`` helps)."""
+
+    @abstractmethod
+    def _move(self, state: S, actions: torch.Tensor, moving: torch.Tensor) -> tuple[S, torch.Tensor]:
+        """``actions`` (legal where ``moving``) played in the games where ``moving``, the other
+        games unchanged: the boards, ``current_player``, ``terminated`` and ``truncated``;
+        with the winner of each game this move won (``long[B]``: 0 or 1; -1 where nobody won:
+        the game goes on, was drawn, or did not move). ``ended``, ``steps``, ``rewards`` and
+        illegal actions are ``step``'s."""
+
+    @abstractmethod
+    def _planes(self, state: S, player: torch.Tensor) -> torch.Tensor:
+        """The observation planes from each game's ``player``."""
+
+    # -- helpers -------------------------------------------------------------------------------------
+    random_start = False
+    """Whether ``_start`` draws (from its generator): a game whose start is fixed resets finished
+    slots from one start state kept here, broadcast, without building a batch of them."""
+
+    def _reset(self, state: S, ended: torch.Tensor, generator: torch.Generator | None) -> S:
+        """``state`` with a new game in every slot where ``ended`` (its ``ended`` and ``rewards``
+        kept: they tell how the old game ended). A game may do it faster."""
+        if self.random_start:
+            fresh = self._start(len(ended), generator)
+        else:
+            if self._start_state is None:
+                self._start_state = self._start(1, None)
+            fresh = self._start_state
+        fields = {}
+        for name in state._fields:
+            if name not in ("ended", "rewards"):
+                value, start = getattr(state, name), getattr(fresh, name)
+                if value.dim() == 1 and not self.random_start:
+                    fields[name] = torch.where(ended, start[0], value)
+                else:
+                    fields[name] = torch.where(ended.view(-1, *([1] * (value.dim() - 1))), start, value)
+        replaced: S = state._replace(**fields)
+        return replaced
+
+    def reset_fields(self, state: S, ended: torch.Tensor, names: Sequence[str]) -> dict[str, torch.Tensor]:
+        """The fields ``names`` of ``state`` (one value per game) with their start value (0,
+        false: player 0 to move) where ``ended``, for a game's own ``_reset``."""
+        fields = {}
+        for name in names:
+            value = getattr(state, name)
+            fields[name] = torch.where(ended, False if value.dtype == torch.bool else 0, value)
+        return fields
+
+    def common(self, batch: int) -> dict[str, torch.Tensor]:
+        """The common fields of ``batch`` games at their start, player 0 to move."""
+        device = self.device
+        return {
+            "current_player": torch.zeros(batch, dtype=torch.long, device=device),
+            "terminated": torch.zeros(batch, dtype=torch.bool, device=device),
+            "truncated": torch.zeros(batch, dtype=torch.bool, device=device),
+            "ended": torch.zeros(batch, dtype=torch.bool, device=device),
+            "rewards": torch.zeros(batch, 2, dtype=torch.float32, device=device),
+            "steps": torch.zeros(batch, dtype=torch.long, device=device),
+        }
+
+    def tensor(self, values: Any, dtype: torch.dtype = torch.long) -> torch.Tensor:
+        """A tensor on this device (a table of the scalar rules' geometry, say)."""
+        return torch.as_tensor(values, dtype=dtype, device=self.device)
+
+    def _check_generator(self, generator: torch.Generator | None) -> None:
+        if generator is not None and torch.device(generator.device).type != self.device.type:
+            raise BoardgymError(f"the generator is on {generator.device}, the batch on {self.device}: make it there")
+
+
+def constant(values: Any, device: torch.device, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """A small table as a tensor on ``device``, made once and kept."""
+    key = (repr(values), device, dtype)
+    table = _CONSTANTS.get(key)
+    if table is None:
+        table = _CONSTANTS[key] = torch.tensor(values, dtype=dtype, device=device)
+    return table
+
+
+_CONSTANTS: dict[tuple[str, torch.device, torch.dtype], torch.Tensor] = {}
+
+
+def pick_tables(width: int) -> tuple[list[int], list[int]]:
+    """For choosing a uniformly random set bit of a ``width``-bit mask in two look-ups: the
+    count of set bits of every mask, and the ``k``-th set bit of mask ``m`` at ``m * width + k``."""
+    counts = [mask.bit_count() for mask in range(1 << width)]
+    picks = [0] * ((1 << width) * width)
+    for mask in range(1 << width):
+        for k, bit in enumerate(b for b in range(width) if mask >> b & 1):
+            picks[mask * width + k] = bit
+    return counts, picks
+
+
+def bits_to_mask(bits: torch.Tensor, count: int) -> torch.Tensor:
+    """``bool[B, count]``: bit ``i`` of each ``bits`` (``long[B]``)."""
+    shifts = torch.arange(count, device=bits.device)
+    return (bits.unsqueeze(1) >> shifts) & 1 == 1
+
+
+def mask_to_bits(mask: torch.Tensor) -> torch.Tensor:
+    """``long[B]``: the bits of ``bool[B, n]`` (n at most 63)."""
+    weights = 1 << torch.arange(mask.shape[1], device=mask.device)
+    return (mask.long() * weights).sum(1)
+
+
+def resolve_device(device: str | torch.device) -> torch.device:
+    """``cpu``, ``cuda``, ``cuda:N`` (or ``auto``: CUDA when available), checked: one sentence
+    for a name torch does not know or a GPU that is not there."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise BoardgymError(f"unknown device {device!r}; use cpu, cuda, cuda:N or auto") from None
+    if resolved.type == "cuda":
+        if not torch.cuda.is_available():
+            raise BoardgymError(f"device {device!r} asked for, but CUDA is not available here; use cpu or auto")
+        if resolved.index is not None and resolved.index >= torch.cuda.device_count():
+            raise BoardgymError(f"device {device!r}: this machine has {torch.cuda.device_count()} GPU(s)")
+        if resolved.index is None:
+            resolved = torch.device("cuda", torch.cuda.current_device())
+    elif resolved.type != "cpu":
+        raise BoardgymError(f"device {device!r}: the batched rules run on cpu or cuda")
+    return resolved
