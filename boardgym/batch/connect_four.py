@@ -49,6 +49,8 @@ class ConnectFourBatch(NamedTuple):
 
 
 class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
+    truncates = False
+
     def __init__(self, game: ConnectFour | None = None, device: str | torch.device = "cpu") -> None:
         super().__init__(game or ConnectFour(), device)
         self.bottoms = self.tensor([1 << (HEIGHT * column) for column in range(COLUMNS)])
@@ -88,7 +90,7 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
     def _reset(
         self, state: ConnectFourBatch, ended: torch.Tensor, generator: torch.Generator | None
     ) -> ConnectFourBatch:
-        names = ("mover", "occupied", "current_player", "terminated", "truncated", "steps")
+        names = ("mover", "occupied", "current_player", "terminated", "steps")
         return state._replace(**self.reset_fields(state, ended, names))
 
     def legal_mask(self, state: ConnectFourBatch) -> torch.Tensor:
@@ -115,7 +117,7 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
         own = torch.where(to_move, state.mover, others)
         opponent = torch.where(to_move, others, state.mover)
         boards = torch.stack((own, opponent), 1)  # [B, 2]
-        return ((boards[:, :, None, None] >> self.plane_bits) & 1).float()
+        return (boards[:, :, None, None] >> self.plane_bits).bitwise_and_(1).float()
 
     def to_scalar_states(self, state: ConnectFourBatch) -> list[Any]:
         states = []

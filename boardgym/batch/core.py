@@ -100,6 +100,7 @@ class BatchedGame(ABC, Generic[S]):
         self.num_actions = game.num_actions
         self.observation_shape = tuple(game.observation_shape)
         self._start_state: S | None = None
+        self._rewards = constant(REWARDS, self.device)
 
     # -- the API -----------------------------------------------------------------------------------
     def init(self, batch: int, generator: torch.Generator | None = None) -> S:
@@ -111,28 +112,45 @@ class BatchedGame(ABC, Generic[S]):
         return self._start(batch, generator)
 
     def step(
-        self, state: S, actions: torch.Tensor, *, auto_reset: bool = False, generator: torch.Generator | None = None
+        self,
+        state: S,
+        actions: torch.Tensor,
+        *,
+        auto_reset: bool = False,
+        generator: torch.Generator | None = None,
+        where: torch.Tensor | None = None,
     ) -> S:
         """Every game of ``state`` plays its action (``long[B]``); see the module doc for
-        illegal actions, finished games and ``auto_reset``."""
+        illegal actions, finished games and ``auto_reset``. ``where`` (``bool[B]``): only those
+        games play; the others stay as they are, their actions unread."""
         actions = self.check_actions(state, actions)
-        live = ~(state.terminated | state.truncated)
+        live = ~(state.terminated | state.truncated) if self.truncates else ~state.terminated
+        if where is not None:
+            live = live & self.check_mask(state, where, "where")
         safe = actions.clamp(0, self.num_actions - 1)
-        legal = self.is_legal(state, safe) & (safe == actions)
-        moving = live & legal
-        moved, winner = self._move(state, safe, moving)
-        outcome = winner + 1  # a row of REWARDS: 0 no winner, 1 player 0 won, 2 player 1 won
-        terminated = moved.terminated
-        illegal = live & ~legal
-        if bool(illegal.any()):  # rare: the slow path costs nothing when every action is legal
+        played, winner, moved = self._play(state, safe, live & (safe == actions))
+        # a row of REWARDS: no winner, player 0 or 1 won, player 0 or 1 played an illegal action
+        outcome, terminated = winner + 1, played.terminated
+        illegal = live & ~moved
+        if self.device.type != "cpu" or bool(illegal.any()):  # rare: no cost when every action is legal
             outcome = torch.where(illegal, 3 + state.current_player, outcome)
             terminated = terminated | illegal
-        rewards = constant(REWARDS, self.device).index_select(0, outcome)
-        ended = (terminated | moved.truncated) & live
-        after: S = moved._replace(terminated=terminated, ended=ended, rewards=rewards, steps=state.steps + moving)
-        if auto_reset and bool(ended.any()):
+        ended = ((terminated | played.truncated) if self.truncates else terminated) & live
+        after: S = played._replace(
+            terminated=terminated,
+            ended=ended,
+            rewards=self._rewards.index_select(0, outcome),
+            steps=state.steps + moved,
+        )
+        if auto_reset and (self.device.type != "cpu" or bool(ended.any())):  # no sync on a GPU
             after = self._reset(after, ended, generator)
         return after
+
+    def restart(self, state: S, where: torch.Tensor, generator: torch.Generator | None = None) -> S:
+        """``state`` with a new game in every slot where ``where`` (``bool[B]``), the others as
+        they are (``ended`` and ``rewards`` kept)."""
+        where = self.check_mask(state, where, "where")
+        return self._reset(state, where, generator) if bool(where.any()) else state
 
     def observation(self, state: S, player: int | torch.Tensor) -> torch.Tensor:
         """``float32[B, *observation_shape]``: the planes ``Game.observation`` gives, from the
@@ -187,10 +205,27 @@ class BatchedGame(ABC, Generic[S]):
             raise BoardgymError(f"actions are on {actions.device}, the batch on {self.device}: move them with .to()")
         return actions.long()
 
+    def check_mask(self, state: S, mask: Any, name: str) -> torch.Tensor:
+        """``mask`` as a ``bool[B]`` on this device, or one sentence."""
+        batch = len(state.current_player)
+        if not isinstance(mask, torch.Tensor) or mask.shape != (batch,) or mask.dtype != torch.bool:
+            raise BoardgymError(f"{name} must be a bool tensor of {batch} values, one per game")
+        if mask.device != self.device:
+            raise BoardgymError(f"{name} is on {mask.device}, the batch on {self.device}: move it with .to()")
+        return mask
+
     # -- what each game writes -------------------------------------------------------------------
     @abstractmethod
     def _start(self, batch: int, generator: torch.Generator | None) -> S:
         """``batch`` games at their start, every field filled (``common`` helps)."""
+
+    def _play(self, state: S, actions: torch.Tensor, may: torch.Tensor) -> tuple[S, torch.Tensor, torch.Tensor]:
+        """The games where ``may`` play ``actions`` (in the action space) where they are legal:
+        ``_move``'s state and winner, and which games moved. A game may override it to test
+        legality and move in one pass."""
+        moving = may & self.is_legal(state, actions)
+        played, winner = self._move(state, actions, moving)
+        return played, winner, moving
 
     @abstractmethod
     def _move(self, state: S, actions: torch.Tensor, moving: torch.Tensor) -> tuple[S, torch.Tensor]:
@@ -205,6 +240,10 @@ class BatchedGame(ABC, Generic[S]):
         """The observation planes from each game's ``player``."""
 
     # -- helpers -------------------------------------------------------------------------------------
+    truncates = True
+    """Whether a game can end by a move limit (``truncated``); a game that cannot says so and
+    saves the test."""
+
     random_start = False
     """Whether ``_start`` draws (from its generator): a game whose start is fixed resets finished
     slots from one start state kept here, broadcast, without building a batch of them."""

@@ -28,6 +28,8 @@ class TicTacToeBatch(NamedTuple):
 
 
 class BatchedTicTacToe(BatchedGame[TicTacToeBatch]):
+    truncates = False
+
     def __init__(self, game: TicTacToe | None = None, device: str | torch.device = "cpu") -> None:
         game = game or TicTacToe()
         super().__init__(game, device)
@@ -73,10 +75,22 @@ class BatchedTicTacToe(BatchedGame[TicTacToeBatch]):
         code = torch.full((batch,), self.game.initial_state(), dtype=torch.long, device=self.device)
         return TicTacToeBatch(code=code, **self.common(batch))
 
+    def _play(
+        self, state: TicTacToeBatch, actions: torch.Tensor, may: torch.Tensor
+    ) -> tuple[TicTacToeBatch, torch.Tensor, torch.Tensor]:
+        child = self.children.index_select(0, state.code * self.num_actions + actions)
+        moving = may & (child != state.code)  # an illegal move's child is the position itself
+        return (*self._to(state, child, moving), moving)
+
     def _move(
         self, state: TicTacToeBatch, actions: torch.Tensor, moving: torch.Tensor
     ) -> tuple[TicTacToeBatch, torch.Tensor]:
-        child = self.children.index_select(0, state.code * self.num_actions + actions)
+        return self._to(state, self.children.index_select(0, state.code * self.num_actions + actions), moving)
+
+    def _to(
+        self, state: TicTacToeBatch, child: torch.Tensor, moving: torch.Tensor
+    ) -> tuple[TicTacToeBatch, torch.Tensor]:
+        """The games where ``moving`` at ``child``; their winners."""
         code = torch.where(moving, child, state.code)
         after = state._replace(
             code=code,
@@ -91,7 +105,7 @@ class BatchedTicTacToe(BatchedGame[TicTacToeBatch]):
             code=code,
             current_player=self.players.index_select(0, code),
             terminated=state.terminated & ~ended,
-            **self.reset_fields(state, ended, ("truncated", "steps")),
+            **self.reset_fields(state, ended, ("steps",)),
         )
 
     def random_actions(self, state: TicTacToeBatch, generator: torch.Generator | None = None) -> torch.Tensor:

@@ -28,6 +28,9 @@ BENCHES: dict[str, CommandEntry] = {
     ),
     "solver": _bench("solver_speed", "the Connect Four solver on Pons's test sets: time per position vs targets"),
     "strength": _bench("search_strength", "search agents against a reference agent over many games, seats alternated"),
+    "batched": _bench(
+        "batched_speed", "the batched rules at batch sizes up to 65536 vs pgx, the scalar rules and the vector envs"
+    ),
 }
 
 

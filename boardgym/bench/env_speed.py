@@ -117,11 +117,12 @@ def aec_steps_per_second(env: Any, seconds: float, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def rules_steps_per_second(game: Any, seconds: float, seed: int) -> float:
+def rules_steps_per_second(game: Any, seconds: float, seed: int, clock: Callable[[], float] | None = None) -> float:
     """Moves per second of random playouts through our rules API: per move one
-    ``is_terminal``, one ``legal_actions`` and one ``apply``, called on the rules object."""
+    ``is_terminal``, one ``legal_actions`` and one ``apply``, called on the rules object; per
+    second of ``clock`` (default: ``--clock``'s)."""
     draw = random.Random(seed).random
-    clock = _CLOCK[0]
+    clock = clock or _CLOCK[0]
     steps = 0
     start = clock()
     deadline = start + seconds

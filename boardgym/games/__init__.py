@@ -29,7 +29,8 @@ class BenchRow:
     play through the envs and the rules, beside PettingZoo's ``pettingzoo`` module of
     ``pettingzoo.classic`` and OpenSpiel's game ``openspiel`` with ``openspiel_params``),
     ``search`` (MCTS beside OpenSpiel's), ``alphabeta`` (our alpha-beta with ``settings``
-    ``eval`` and ``depth``) or ``move`` (the time of one move of the agent ``settings["spec"]``);
+    ``eval`` and ``depth``), ``move`` (the time of one move of the agent ``settings["spec"]``)
+    or ``batched`` (the batched rules, beside pgx's game ``settings["pgx"]``);
     ``label`` names the row (default: the game), ``params`` are the game's parameters."""
 
     bench: str
@@ -109,6 +110,7 @@ GAMES: dict[str, GameEntry] = {
         batched="boardgym.batch.tictactoe:BatchedTicTacToe",
         bench=(
             BenchRow("envs", pettingzoo="tictactoe_v3", openspiel="tic_tac_toe"),
+            BenchRow("batched", settings={"pgx": "tic_tac_toe"}),
             BenchRow("alphabeta", "tictactoe exact", settings={"eval": None, "depth": None}),
         ),
     ),
@@ -131,6 +133,7 @@ GAMES: dict[str, GameEntry] = {
         batched="boardgym.batch.connect_four:BatchedConnectFour",
         bench=(
             BenchRow("envs", pettingzoo="connect_four_v3", openspiel="connect_four"),
+            BenchRow("batched", settings={"pgx": "connect_four"}),
             BenchRow("search", openspiel="connect_four"),
             BenchRow("alphabeta", "connect_four d6", settings={"eval": None, "depth": 6}),
             BenchRow("move", settings={"spec": "mcts:simulations=800"}),
