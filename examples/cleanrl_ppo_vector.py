@@ -1,20 +1,28 @@
 """A CleanRL-style single-file PPO with action masks on a Gymnasium vector env.
 
-    python examples/cleanrl_ppo_vector.py --game tictactoe --updates 100
+    python examples/cleanrl_ppo_vector.py --game connect_four --num-envs 256 --num-steps 32
+    python examples/cleanrl_ppo_vector.py --vector sync --num-envs 8 --num-steps 128
 
-``gym.vector.SyncVectorEnv`` with its default autoreset (``NEXT_STEP``): after an episode
-ends, the next ``step`` ignores its action and resets that env. The masks come from
-``infos["action_mask"]``; illegal actions get a logit of ``-inf``. boardgym's convention
-keeps this loop free of NaN: the mask of a finished episode is all ones, never all zeros.
-The transition of that ignored action (reward 0, next observation the new episode's first)
-is kept out of the loss (``valid``), and GAE does not bootstrap across an episode's end.
-The agent's win rate against random before and after training is the last line, as JSON.
+``--vector native`` (the default) is boardgym's own vector env, ``gym.make_vec(id, num_envs,
+vectorization_mode="vector_entry_point", opponent="random", tensors=True)``: all the games and
+the opponent's replies in one call on the batched rules, observations, masks and rewards as
+torch tensors on ``--device``, so a rollout step costs one env call and one network call
+whatever the number of envs. ``--vector sync`` is Gymnasium's ``SyncVectorEnv`` over
+``gym.make`` envs, one Python env per game. Both autoreset the same way (``NEXT_STEP``): after
+an episode ends, the next ``step`` ignores its action and resets that env. The masks come from
+``infos["action_mask"]``; illegal actions get a logit of ``-inf``. boardgym's convention keeps
+this loop free of NaN: the mask of a finished episode is all ones, never all zeros. The
+transition of that ignored action (reward 0, next observation the new episode's first) is kept
+out of the loss (``valid``), and GAE does not bootstrap across an episode's end. The last line,
+as JSON: the agent's win rate against random before and after training, and the environment
+steps per second of the whole training loop (rollouts and updates).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
 from typing import Any
 
 import gymnasium as gym
@@ -27,7 +35,7 @@ from boardgym import make_game
 from boardgym.agents.base import BaseAgent
 from boardgym.evaluate import play_games
 from boardgym.game import Game
-from boardgym.games import GAMES
+from boardgym.games import gym_id
 
 
 class ActorCritic(nn.Module):
@@ -41,7 +49,7 @@ class ActorCritic(nn.Module):
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         logits = self.logits(self.actor(obs))
-        return torch.where(mask, logits, torch.tensor(-torch.inf))
+        return logits.masked_fill(~mask, -torch.inf)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(obs).squeeze(-1)
@@ -64,8 +72,9 @@ class NetworkAgent(BaseAgent):
 def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
-    parser.add_argument("--num-envs", type=int, default=8)
-    parser.add_argument("--num-steps", type=int, default=128, help="steps per env per update")
+    parser.add_argument("--vector", choices=["native", "sync"], default="native", help="boardgym's or Gymnasium's")
+    parser.add_argument("--num-envs", type=int, default=256)
+    parser.add_argument("--num-steps", type=int, default=32, help="steps per env per update")
     parser.add_argument("--updates", type=int, default=100)
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--minibatches", type=int, default=4)
@@ -75,32 +84,53 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--clip", type=float, default=0.2)
     parser.add_argument("--ent-coef", type=float, default=0.01)
     parser.add_argument("--eval-games", type=int, default=200)
+    parser.add_argument("--device", default="cpu", help="where the network (and the native env's games) run")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
+    device = torch.device(args.device)
     game = make_game(args.game)
-    env_id = f"boardgym/{GAMES[args.game].gym_name}-v0"
-    envs = gym.vector.SyncVectorEnv([lambda: gym.make(env_id, opponent="random") for _ in range(args.num_envs)])
+    if args.vector == "native":
+        envs = gym.make_vec(
+            gym_id(args.game),
+            num_envs=args.num_envs,
+            vectorization_mode="vector_entry_point",
+            opponent="random",
+            device=device,
+            tensors=True,
+        )
+    else:
+        envs = gym.vector.SyncVectorEnv([lambda: gym.make(gym_id(args.game), opponent="random")] * args.num_envs)
     inputs = int(np.prod(envs.single_observation_space.shape))
     n_actions = int(envs.single_action_space.n)
-    net = ActorCritic(inputs, n_actions)
+    net = ActorCritic(inputs, n_actions).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.lr, eps=1e-5)
 
+    def tensor(values: Any, dtype: torch.dtype) -> torch.Tensor:
+        """The native env's tensors as they are; the sync env's numpy arrays copied over."""
+        if isinstance(values, torch.Tensor):
+            return values.to(dtype)
+        return torch.as_tensor(np.asarray(values), dtype=dtype, device=device)
+
     def win_rate() -> float:
-        return play_games(game, NetworkAgent(game, net), "random", args.eval_games, seed=args.seed).win_rate
+        agent = NetworkAgent(game, net.cpu())
+        rate = play_games(game, agent, "random", args.eval_games, seed=args.seed).win_rate
+        net.to(device)
+        return rate
 
     before = win_rate()
     T, N = args.num_steps, args.num_envs
-    obs_buf = torch.zeros(T, N, inputs)
-    mask_buf = torch.zeros(T, N, n_actions, dtype=torch.bool)
-    actions, logprobs, rewards, values = (torch.zeros(T, N) for _ in range(4))
-    dones, valid = torch.zeros(T, N), torch.zeros(T, N, dtype=torch.bool)
+    obs_buf = torch.zeros(T, N, inputs, device=device)
+    mask_buf = torch.zeros(T, N, n_actions, dtype=torch.bool, device=device)
+    actions, logprobs, rewards, values, dones = (torch.zeros(T, N, device=device) for _ in range(5))
+    valid = torch.zeros(T, N, dtype=torch.bool, device=device)
 
+    started = time.perf_counter()
     observations, infos = envs.reset(seed=args.seed)
-    obs = torch.as_tensor(observations, dtype=torch.float32).flatten(1)
-    mask = torch.as_tensor(np.asarray(infos["action_mask"], dtype=bool))
-    ended = torch.zeros(N, dtype=torch.bool)  # the last step ended an episode: this step only resets
+    obs = tensor(observations, torch.float32).flatten(1)
+    mask = tensor(infos["action_mask"], torch.bool)
+    ended = torch.zeros(N, dtype=torch.bool, device=device)  # the last step ended an episode: this step only resets
     for update in range(args.updates):
         for t in range(T):
             obs_buf[t], mask_buf[t], valid[t] = obs, mask, ~ended
@@ -109,15 +139,17 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 action = dist.sample()
                 logprobs[t], values[t] = dist.log_prob(action), net.value(obs)
             actions[t] = action
-            observations, reward, terminated, truncated, infos = envs.step(action.numpy())
-            ended = torch.as_tensor(terminated | truncated)
-            rewards[t], dones[t] = torch.as_tensor(reward, dtype=torch.float32), ended.float()
-            obs = torch.as_tensor(observations, dtype=torch.float32).flatten(1)
-            mask = torch.as_tensor(np.asarray(infos["action_mask"], dtype=bool))
+            observations, reward, terminated, truncated, infos = envs.step(
+                action if args.vector == "native" else action.cpu().numpy()
+            )
+            ended = tensor(terminated, torch.bool) | tensor(truncated, torch.bool)
+            rewards[t], dones[t] = tensor(reward, torch.float32), ended.float()
+            obs = tensor(observations, torch.float32).flatten(1)
+            mask = tensor(infos["action_mask"], torch.bool)
 
         with torch.no_grad():  # GAE; an episode's end (dones) stops the bootstrap
-            advantages = torch.zeros(T, N)
-            next_value, running = net.value(obs), torch.zeros(N)
+            advantages = torch.zeros(T, N, device=device)
+            next_value, running = net.value(obs), torch.zeros(N, device=device)
             for t in reversed(range(T)):
                 following = next_value if t == T - 1 else values[t + 1]
                 alive = 1.0 - dones[t]
@@ -132,7 +164,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         b_adv, b_returns = advantages.reshape(-1)[keep], returns.reshape(-1)[keep]
         size = len(b_obs)
         for _ in range(args.epochs):
-            for batch in torch.randperm(size).chunk(args.minibatches):
+            for batch in torch.randperm(size, device=device).chunk(args.minibatches):
                 dist = torch.distributions.Categorical(logits=net.masked_logits(b_obs[batch], b_mask[batch]))
                 ratio = (dist.log_prob(b_actions[batch]) - b_logprobs[batch]).exp()
                 adv = b_adv[batch]
@@ -148,9 +180,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         finished = rewards[dones.bool()]
         if finished.numel():
             print(f"update {update + 1}: {finished.numel()} episodes, mean return {finished.mean():.2f}")
+    seconds = time.perf_counter() - started
     envs.close()
     after = win_rate()
-    results = {"win_rate_before": before, "win_rate_after": after}
+    results = {"win_rate_before": before, "win_rate_after": after, "env_steps_per_second": T * N * args.updates / seconds}
     print(json.dumps(results))
     return results
 
