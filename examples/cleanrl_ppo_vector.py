@@ -183,7 +183,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     seconds = time.perf_counter() - started
     envs.close()
     after = win_rate()
-    results = {"win_rate_before": before, "win_rate_after": after, "env_steps_per_second": T * N * args.updates / seconds}
+    results = {
+        "win_rate_before": before,
+        "win_rate_after": after,
+        "env_steps_per_second": T * N * args.updates / seconds,
+    }
     print(json.dumps(results))
     return results
 
