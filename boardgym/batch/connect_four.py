@@ -1,10 +1,11 @@
 """Connect Four, batched, over the bitboards of ``boardgym.games.connect_four`` (bit
 ``7 * column + row``, a sentinel bit atop each column): per game the discs of the player to
 move and all discs (``long[B]``), as Pons's solver keeps them. A move is one carry (the
-column's lowest empty cell is ``(occupied + bottom) & column``), four in a row four pairs of
-shifts of the mover's discs. The open columns are gathered into a 7-bit number by one
-multiplication (the top cells of the columns lie 7 bits apart; times ``sum(2 ** 6j)`` each lands
-on its own bit of 36..42), so the legal mask and a random legal column are table look-ups."""
+column's lowest empty cell is ``(occupied + bottom) & column``, nothing in a full column), four
+in a row four pairs of shifts of the mover's discs. The full columns are gathered into a 7-bit
+number by one multiplication (their top cells lie 7 bits apart; times ``sum(2 ** 6j)`` each
+lands on its own bit of 41..47), so the legal mask and a random legal column are table
+look-ups."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from boardgym.batch.core import BatchedGame, bits_to_mask, pick_tables
+from boardgym.batch.core import BatchedGame, bits_to_mask, pick_tables, random_below
 from boardgym.games.connect_four import (
     BOARD_MASK,
     COLUMN_MASKS,
@@ -32,7 +33,9 @@ SHIFTS = (1, HEIGHT - 1, HEIGHT, HEIGHT + 1)
 """The bit distance between neighbours in a line: vertical, the two diagonals, horizontal."""
 TOPS = sum(1 << (HEIGHT * column + ROWS - 1) for column in range(COLUMNS))
 GATHER = sum(1 << (6 * j) for j in range(COLUMNS))
-GATHERED = 36
+GATHERED = 6 * (COLUMNS - 1) + ROWS - 1
+"""Where the gathered top cells land: column ``c``'s (bit ``7c + 5``) times ``2 ** 6(6 - c)``."""
+ALL = (1 << COLUMNS) - 1
 
 
 class ConnectFourBatch(NamedTuple):
@@ -57,35 +60,59 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
         self.columns = self.tensor(COLUMN_MASKS)
         self.shifts = self.tensor(SHIFTS).view(len(SHIFTS), 1)
         self.shifts2 = 2 * self.shifts
-        self.top_cells = self.tensor([1 << (HEIGHT * column + ROWS - 1) for column in range(COLUMNS)])
         # plane cell (row from the top, column) -> its bit
         self.plane_bits = self.tensor([[HEIGHT * c + (ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)])
-        counts, picks = pick_tables(COLUMNS)
-        self.open_counts, self.open_picks = self.tensor(counts), self.tensor(picks)
-        self.open_columns = bits_to_mask(self.tensor(range(1 << COLUMNS)), COLUMNS)
+        counts, picks = pick_tables(COLUMNS)  # by the open columns; here by the full ones
+        self.open_counts = self.tensor([counts[ALL ^ full] for full in range(1 << COLUMNS)], torch.int32)
+        self.open_picks = self.tensor(
+            [picks[(ALL ^ index // COLUMNS) * COLUMNS + index % COLUMNS] for index in range(len(picks))]
+        )
+        self.open_columns = ~bits_to_mask(self.tensor(range(1 << COLUMNS)), COLUMNS)
 
     def _start(self, batch: int, generator: torch.Generator | None) -> ConnectFourBatch:
         empty = torch.zeros(batch, dtype=torch.long, device=self.device)
         return ConnectFourBatch(mover=empty, occupied=empty.clone(), **self.common(batch))
 
-    def _move(
-        self, state: ConnectFourBatch, actions: torch.Tensor, moving: torch.Tensor
-    ) -> tuple[ConnectFourBatch, torch.Tensor]:
+    def _step(
+        self,
+        state: ConnectFourBatch,
+        actions: torch.Tensor,
+        in_space: torch.Tensor | None,
+        where: torch.Tensor | None,
+    ) -> ConnectFourBatch:
+        if in_space is not None:
+            actions = actions.clamp(0, COLUMNS - 1)
+        # the column's lowest empty cell; none (0) in a full column, whose carry goes to its sentinel
         disc = (state.occupied + self.bottoms.index_select(0, actions)) & self.columns.index_select(0, actions)
-        disc = torch.where(moving, disc, 0)
+        blocked = state.terminated  # the games that do not move (and those of them still live: illegal)
+        if in_space is not None:
+            blocked = blocked | ~in_space
+        if where is not None:
+            blocked = blocked | ~where
+        disc = torch.where(blocked, 0, disc)
+        moved = disc != 0
         mine = state.mover | disc
         occupied = state.occupied | disc
-        pairs = mine & (mine >> self.shifts)  # [4, B]: the four directions at once
-        # Only a move can make four, or fill the board (a finished game's discs never hold the
-        # mover's four: the player to move there lost, or nobody won), so no "& moving".
-        won = (pairs & (pairs >> self.shifts2)).amax(0) != 0
-        after = state._replace(
-            mover=torch.where(moving, occupied ^ mine, state.mover),  # the next player's discs
+        lines = (mine >> self.shifts).bitwise_and_(mine)  # [4, B]: the four directions at once
+        # only a move can make four (a finished game's player to move lost, or nobody won)
+        won = lines.bitwise_and_(lines >> self.shifts2).amax(0) != 0
+        terminated = state.terminated | won | (occupied == BOARD_MASK)
+        outcome = torch.where(won, state.current_player + 1, 0)  # a row of REWARDS
+        stuck = ~(moved | state.terminated)  # live games that did not move
+        if self._may_be_any(stuck):  # illegal: a full column, out of range
+            illegal = stuck if where is None else stuck & where
+            outcome = torch.where(illegal, state.current_player + 3, outcome)
+            terminated = terminated | illegal
+        return ConnectFourBatch(
+            mover=torch.where(moved, occupied ^ mine, state.mover),  # the next player's discs
             occupied=occupied,
-            current_player=state.current_player ^ moving,
-            terminated=state.terminated | won | (occupied == BOARD_MASK),
+            current_player=state.current_player ^ moved,
+            terminated=terminated,
+            truncated=state.truncated,
+            ended=terminated ^ state.terminated,
+            rewards=self.rewards_of(outcome),
+            steps=state.steps + moved,
         )
-        return after, torch.where(won, state.current_player, -1)
 
     def _reset(
         self, state: ConnectFourBatch, ended: torch.Tensor, generator: torch.Generator | None
@@ -94,22 +121,16 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
         return state._replace(**self.reset_fields(state, ended, names))
 
     def legal_mask(self, state: ConnectFourBatch) -> torch.Tensor:
-        return self.open_columns.index_select(0, self._open(state))
-
-    def is_legal(self, state: ConnectFourBatch, actions: torch.Tensor) -> torch.Tensor:
-        return (state.occupied & self.top_cells.index_select(0, actions)) == 0  # step asks only of live games
+        return self.open_columns.index_select(0, torch.where(state.terminated, ALL, self._full(state)))
 
     def random_actions(self, state: ConnectFourBatch, generator: torch.Generator | None = None) -> torch.Tensor:
-        open_ = self._open(state)
-        counts = self.open_counts.index_select(0, open_)
-        rank = (torch.rand(len(open_), generator=generator, device=self.device) * counts).long()
-        return self.open_picks.index_select(0, open_ * COLUMNS + rank)
+        full = self._full(state)  # a finished game's pick is arbitrary (step ignores it)
+        rank = random_below(self.open_counts.index_select(0, full), COLUMNS, generator)
+        return self.open_picks.index_select(0, torch.add(rank, full, alpha=COLUMNS))
 
-    def _open(self, state: ConnectFourBatch) -> torch.Tensor:
-        """The open columns as 7 bits (column ``c`` bit ``c``); none once the game is over."""
-        free = (~state.occupied >> (ROWS - 1)) & (TOPS >> (ROWS - 1))
-        gathered = ((free * GATHER) >> GATHERED) & ((1 << COLUMNS) - 1)
-        return torch.where(state.terminated, 0, gathered)
+    def _full(self, state: ConnectFourBatch) -> torch.Tensor:
+        """The full columns as 7 bits (column ``c`` bit ``c``)."""
+        return (((state.occupied & TOPS) * GATHER) >> GATHERED) & ALL
 
     def _planes(self, state: ConnectFourBatch, player: torch.Tensor) -> torch.Tensor:
         others = state.occupied ^ state.mover

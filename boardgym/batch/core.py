@@ -88,9 +88,10 @@ MAX_BATCH = 2**26
 
 class BatchedGame(ABC, Generic[S]):
     """The batched rules of ``game`` on ``device`` (see the module doc). A subclass writes the
-    game's own part: ``_start`` (its boards at the start), ``_move`` (legal moves applied),
-    ``legal_mask``,
-    ``_planes`` (the observation) and the conversions; the rest is here."""
+    game's own part: ``_start`` (its boards at the start), ``_move`` (legal moves applied; or
+    the whole ``_step``, illegal moves and rewards too, where the game can do it in fewer
+    operations), ``legal_mask``, ``_planes`` (the observation) and the conversions; the rest
+    is here."""
 
     def __init__(self, game: Game, device: str | torch.device = "cpu") -> None:
         if game.num_players != 2:
@@ -100,7 +101,8 @@ class BatchedGame(ABC, Generic[S]):
         self.num_actions = game.num_actions
         self.observation_shape = tuple(game.observation_shape)
         self._start_state: S | None = None
-        self._rewards = constant(REWARDS, self.device)
+        # each row of REWARDS (two float32) seen as one int64: a look-up of [B] rows, not [B, 2]
+        self._reward_rows = constant(REWARDS, self.device).view(torch.int64).view(-1)
 
     # -- the API -----------------------------------------------------------------------------------
     def init(self, batch: int, generator: torch.Generator | None = None) -> S:
@@ -124,26 +126,11 @@ class BatchedGame(ABC, Generic[S]):
         illegal actions, finished games and ``auto_reset``. ``where`` (``bool[B]``): only those
         games play; the others stay as they are, their actions unread."""
         actions = self.check_actions(state, actions)
-        live = ~(state.terminated | state.truncated) if self.truncates else ~state.terminated
         if where is not None:
-            live = live & self.check_mask(state, where, "where")
-        safe = actions.clamp(0, self.num_actions - 1)
-        played, winner, moved = self._play(state, safe, live & (safe == actions))
-        # a row of REWARDS: no winner, player 0 or 1 won, player 0 or 1 played an illegal action
-        outcome, terminated = winner + 1, played.terminated
-        illegal = live & ~moved
-        if self.device.type != "cpu" or bool(illegal.any()):  # rare: no cost when every action is legal
-            outcome = torch.where(illegal, 3 + state.current_player, outcome)
-            terminated = terminated | illegal
-        ended = ((terminated | played.truncated) if self.truncates else terminated) & live
-        after: S = played._replace(
-            terminated=terminated,
-            ended=ended,
-            rewards=self._rewards.index_select(0, outcome),
-            steps=state.steps + moved,
-        )
-        if auto_reset and (self.device.type != "cpu" or bool(ended.any())):  # no sync on a GPU
-            after = self._reset(after, ended, generator)
+            where = self.check_mask(state, where, "where")
+        after = self._step(state, actions, self._in_space(actions), where)
+        if auto_reset and self._may_be_any(after.ended):
+            after = self._reset(after, after.ended, generator)
         return after
 
     def restart(self, state: S, where: torch.Tensor, generator: torch.Generator | None = None) -> S:
@@ -214,10 +201,51 @@ class BatchedGame(ABC, Generic[S]):
             raise BoardgymError(f"{name} is on {mask.device}, the batch on {self.device}: move it with .to()")
         return mask
 
+    def _in_space(self, actions: torch.Tensor) -> torch.Tensor | None:
+        """None where every action is in the action space (one look at their range on a CPU),
+        else ``bool[B]``: which are (always a mask on a GPU, where a look would wait for it)."""
+        if self.device.type == "cpu":
+            low, high = torch.aminmax(actions)
+            if low >= 0 and high < self.num_actions:
+                return None
+        return (actions >= 0) & (actions < self.num_actions)
+
+    def _may_be_any(self, mask: torch.Tensor) -> bool:
+        """Whether ``mask`` may hold a true: looked at on a CPU (cheap there), assumed on a GPU
+        (a look would wait for it)."""
+        return self.device.type != "cpu" or bool(mask.numpy().any())
+
     # -- what each game writes -------------------------------------------------------------------
     @abstractmethod
     def _start(self, batch: int, generator: torch.Generator | None) -> S:
         """``batch`` games at their start, every field filled (``common`` helps)."""
+
+    def _step(self, state: S, actions: torch.Tensor, in_space: torch.Tensor | None, where: torch.Tensor | None) -> S:
+        """The games where ``where`` (all where it is None) play their actions, the finished
+        games left as they are: the state after (``ended`` and ``rewards`` set, no reset).
+        ``in_space``: which actions are in the action space (all where it is None); the others
+        are illegal. This is the general case, over ``_play`` and ``_move``; a game may do it all
+        in fewer operations."""
+        live = ~(state.terminated | state.truncated) if self.truncates else ~state.terminated
+        may = live if where is None else live & where
+        if in_space is not None:
+            may = may & in_space
+            actions = actions.clamp(0, self.num_actions - 1)
+        played, winner, moved = self._play(state, actions, may)
+        # a row of REWARDS: no winner, player 0 or 1 won, player 0 or 1 played an illegal action
+        outcome, terminated = winner + 1, played.terminated
+        illegal = live & ~moved if where is None else live & where & ~moved
+        if self._may_be_any(illegal):  # rare: no cost when every action is legal
+            outcome = torch.where(illegal, 3 + state.current_player, outcome)
+            terminated = terminated | illegal
+        ended = ((terminated | played.truncated) if self.truncates else terminated) & live
+        after: S = played._replace(
+            terminated=terminated,
+            ended=ended,
+            rewards=self.rewards_of(outcome),
+            steps=state.steps + moved,
+        )
+        return after
 
     def _play(self, state: S, actions: torch.Tensor, may: torch.Tensor) -> tuple[S, torch.Tensor, torch.Tensor]:
         """The games where ``may`` play ``actions`` (in the action space) where they are legal:
@@ -227,13 +255,14 @@ class BatchedGame(ABC, Generic[S]):
         played, winner = self._move(state, actions, moving)
         return played, winner, moving
 
-    @abstractmethod
     def _move(self, state: S, actions: torch.Tensor, moving: torch.Tensor) -> tuple[S, torch.Tensor]:
         """``actions`` (legal where ``moving``) played in the games where ``moving``, the other
         games unchanged: the boards, ``current_player``, ``terminated`` and ``truncated``;
         with the winner of each game this move won (``long[B]``: 0 or 1; -1 where nobody won:
         the game goes on, was drawn, or did not move). ``ended``, ``steps``, ``rewards`` and
-        illegal actions are ``step``'s."""
+        illegal actions are ``_step``'s. Every game that does not write its own ``_step``
+        writes this."""
+        raise NotImplementedError(f"{type(self).__name__} writes neither _move nor _step")
 
     @abstractmethod
     def _planes(self, state: S, player: torch.Tensor) -> torch.Tensor:
@@ -267,6 +296,10 @@ class BatchedGame(ABC, Generic[S]):
                     fields[name] = torch.where(ended.view(-1, *([1] * (value.dim() - 1))), start, value)
         replaced: S = state._replace(**fields)
         return replaced
+
+    def rewards_of(self, outcome: torch.Tensor) -> torch.Tensor:
+        """``float32[B, 2]``: the row of ``REWARDS`` of each game's ``outcome`` (``long[B]``)."""
+        return self._reward_rows.index_select(0, outcome).view(torch.float32).view(-1, 2)
 
     def reset_fields(self, state: S, ended: torch.Tensor, names: Sequence[str]) -> dict[str, torch.Tensor]:
         """The fields ``names`` of ``state`` (one value per game) with their start value (0,
@@ -319,6 +352,19 @@ def pick_tables(width: int) -> tuple[list[int], list[int]]:
         for k, bit in enumerate(b for b in range(width) if mask >> b & 1):
             picks[mask * width + k] = bit
     return counts, picks
+
+
+def random_below(counts: torch.Tensor, most: int, generator: torch.Generator | None) -> torch.Tensor:
+    """``int32[B]``: a uniformly random whole number below each of ``counts`` (``int32[B]``, each
+    from 0 to ``most``; 0 where a count is 0), from 31 random bits each: the top
+    ``31 - most.bit_length()`` bits scaled by the count, all in 32-bit integers (a float draw
+    and its conversions cost twice as much). Off uniform by less than
+    ``most / 2**(31 - most.bit_length())``: under 1e-7 for nine choices."""
+    shift = most.bit_length()
+    if shift > 15:
+        raise ValueError(f"counts up to {most} need more than 31 random bits")
+    bits = torch.empty(len(counts), dtype=torch.int32, device=counts.device).random_(generator=generator)
+    return ((bits >> shift) * counts) >> (31 - shift)
 
 
 def bits_to_mask(bits: torch.Tensor, count: int) -> torch.Tensor:

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from boardgym.batch.core import BatchedGame
+from boardgym.batch.core import BatchedGame, random_below
 from boardgym.games.tictactoe import CODES, TicTacToe
 
 
@@ -24,33 +24,46 @@ class TicTacToeBatch(NamedTuple):
     rewards: torch.Tensor
     steps: torch.Tensor
     code: torch.Tensor
-    """The position's code: the scalar rules' state."""
+    """The position's code (the scalar rules' state), plus ``CODES`` where an illegal move
+    ended the game in that position: every other field is a function of it."""
 
 
 class BatchedTicTacToe(BatchedGame[TicTacToeBatch]):
+    """Every table has a row per code and per code plus ``CODES`` (a game ended by an illegal
+    move), so a step, legal or not, in range or not, is one look-up of the next code and a
+    look-up per field: no test of legality, of a finished game or of an illegal move."""
+
     truncates = False
 
     def __init__(self, game: TicTacToe | None = None, device: str | torch.device = "cpu") -> None:
         game = game or TicTacToe()
         super().__init__(game, device)
         actions = self.num_actions
-        children = [index // actions for index in range(CODES * actions)]  # an illegal move: no change
-        players, over, winners = [0] * CODES, [False] * CODES, [-1] * CODES
-        legal = [[False] * actions for _ in range(CODES + 1)]  # the last row: a game that is over
+        rows = 2 * CODES
+        # a live position's illegal move: CODES + code; a finished game's move: no change
+        children = [CODES + index // actions for index in range(CODES * actions)]
+        children += [index // actions for index in range(CODES * actions, rows * actions)]
+        players, over, marks = [0] * rows, [True] * rows, [0] * rows
+        outcomes = [0] * rows  # the row of REWARDS: no winner, 0 or 1 won, 0 or 1 moved illegally
+        legal = [[False] * actions for _ in range(rows)]
         planes = [[0.0] * (2 * 9)] * (2 * CODES)
-        counts, picks = [0] * CODES, [0] * (CODES * actions)
+        counts, picks = [0] * rows, [0] * (rows * actions)
         start = game.initial_state()
         seen, queue = {start}, deque([start])
         while queue:  # every position reachable from the start, read from the scalar rules
             code = queue.popleft()
-            players[code] = game.current_player(code)
-            for player in (0, 1):
-                planes[2 * code + player] = game.observation(code, player).ravel().tolist()
+            player = game.current_player(code)
+            players[code] = players[CODES + code] = player
+            outcomes[CODES + code] = 3 + player
+            marks[code] = marks[CODES + code] = sum(1 for cell in range(9) if code // 3**cell % 3)
+            for seat in (0, 1):
+                planes[2 * code + seat] = game.observation(code, seat).ravel().tolist()
             if game.is_terminal(code):
-                over[code] = True
                 returns = game.returns(code)
-                winners[code] = 0 if returns[0] > 0 else 1 if returns[1] > 0 else -1
+                outcomes[code] = 1 if returns[0] > 0 else 2 if returns[1] > 0 else 0
+                children[code * actions : (code + 1) * actions] = [code] * actions
                 continue
+            over[code] = False
             moves = game.legal_actions(code)
             counts[code] = len(moves)
             for rank, action in enumerate(moves):
@@ -64,73 +77,60 @@ class BatchedTicTacToe(BatchedGame[TicTacToeBatch]):
         self.children = self.tensor(children)
         self.players = self.tensor(players)
         self.over = self.tensor(over, torch.bool)
-        self.winners = self.tensor(winners)
+        self.marks = self.tensor(marks)
+        self.outcomes = self.tensor(outcomes)
+        self.illegal = self.tensor([CODES + code if not over[code] else code for code in range(rows)])
         self.legal_cells = self.tensor(legal, torch.bool)
-        self.over_row = CODES
         self.planes = self.tensor(planes, torch.float32)
-        self.counts = self.tensor(counts)
+        self.counts = self.tensor(counts, torch.int32)
         self.picks = self.tensor(picks)
 
     def _start(self, batch: int, generator: torch.Generator | None) -> TicTacToeBatch:
-        code = torch.full((batch,), self.game.initial_state(), dtype=torch.long, device=self.device)
-        return TicTacToeBatch(code=code, **self.common(batch))
+        return self._at(torch.full((batch,), self.game.initial_state(), dtype=torch.long, device=self.device))
 
-    def _play(
-        self, state: TicTacToeBatch, actions: torch.Tensor, may: torch.Tensor
-    ) -> tuple[TicTacToeBatch, torch.Tensor, torch.Tensor]:
-        child = self.children.index_select(0, state.code * self.num_actions + actions)
-        moving = may & (child != state.code)  # an illegal move's child is the position itself
-        return (*self._to(state, child, moving), moving)
+    def _at(self, code: torch.Tensor) -> TicTacToeBatch:
+        """Games at ``code``, as a step does not leave them (``ended`` false, ``rewards`` 0)."""
+        return TicTacToeBatch(code=code, **{**self.common(len(code)), **self._fields_at(code)})
 
-    def _move(
-        self, state: TicTacToeBatch, actions: torch.Tensor, moving: torch.Tensor
-    ) -> tuple[TicTacToeBatch, torch.Tensor]:
-        return self._to(state, self.children.index_select(0, state.code * self.num_actions + actions), moving)
+    def _fields_at(self, code: torch.Tensor) -> dict[str, torch.Tensor]:
+        return {
+            "current_player": self.players.index_select(0, code),
+            "terminated": self.over.index_select(0, code),
+            "steps": self.marks.index_select(0, code),
+        }
 
-    def _to(
-        self, state: TicTacToeBatch, child: torch.Tensor, moving: torch.Tensor
-    ) -> tuple[TicTacToeBatch, torch.Tensor]:
-        """The games where ``moving`` at ``child``; their winners."""
-        code = torch.where(moving, child, state.code)
-        after = state._replace(
-            code=code,
-            current_player=self.players.index_select(0, code),
-            terminated=state.terminated | self.over.index_select(0, code),
-        )
-        return after, torch.where(moving, self.winners.index_select(0, code), -1)
+    def _step(
+        self, state: TicTacToeBatch, actions: torch.Tensor, in_space: torch.Tensor | None, where: torch.Tensor | None
+    ) -> TicTacToeBatch:
+        if in_space is not None:
+            actions = actions.clamp(0, self.num_actions - 1)
+        code = self.children.index_select(0, torch.add(actions, state.code, alpha=self.num_actions))
+        if in_space is not None:
+            code = torch.where(in_space, code, self.illegal.index_select(0, state.code))
+        if where is not None:
+            code = torch.where(where, code, state.code)
+        fields = self._fields_at(code)
+        ended = (code != state.code) & fields["terminated"]
+        rewards = self.rewards_of(self.outcomes.index_select(0, code) * ended)
+        return TicTacToeBatch(code=code, truncated=state.truncated, ended=ended, rewards=rewards, **fields)
 
     def _reset(self, state: TicTacToeBatch, ended: torch.Tensor, generator: torch.Generator | None) -> TicTacToeBatch:
         code = torch.where(ended, self.game.initial_state(), state.code)
-        return state._replace(
-            code=code,
-            current_player=self.players.index_select(0, code),
-            terminated=state.terminated & ~ended,
-            **self.reset_fields(state, ended, ("steps",)),
-        )
+        return state._replace(code=code, **self._fields_at(code))
 
     def random_actions(self, state: TicTacToeBatch, generator: torch.Generator | None = None) -> torch.Tensor:
-        counts = self.counts.index_select(0, state.code)
-        rank = (torch.rand(len(counts), generator=generator, device=self.device) * counts).long()
-        return self.picks.index_select(0, state.code * self.num_actions + rank)
+        rank = random_below(self.counts.index_select(0, state.code), self.num_actions, generator)
+        return self.picks.index_select(0, torch.add(rank, state.code, alpha=self.num_actions))
 
     def _planes(self, state: TicTacToeBatch, player: torch.Tensor) -> torch.Tensor:
-        return self.planes.index_select(0, 2 * state.code + player).view(-1, *self.observation_shape)
+        rows = torch.add(player, state.code % CODES, alpha=2)
+        return self.planes.index_select(0, rows).view(-1, *self.observation_shape)
 
     def to_scalar_states(self, state: TicTacToeBatch) -> list[Any]:
-        return [int(code) for code in state.code.tolist()]
+        return [code % CODES for code in state.code.tolist()]
 
     def from_scalar_states(self, states: Sequence[Any]) -> TicTacToeBatch:
-        code = self.tensor([int(state) for state in states])
-        terminated = self.over.index_select(0, code)
-        return self._start(len(states), None)._replace(
-            code=code,
-            current_player=self.players.index_select(0, code),
-            terminated=terminated,
-            steps=self.tensor([sum(1 for cell in range(9) if int(state) // 3**cell % 3) for state in states]),
-        )
+        return self._at(self.tensor([int(state) for state in states]))
 
     def legal_mask(self, state: TicTacToeBatch) -> torch.Tensor:
-        return self.legal_cells.index_select(0, torch.where(state.terminated, self.over_row, state.code))
-
-    def is_legal(self, state: TicTacToeBatch, actions: torch.Tensor) -> torch.Tensor:
-        return self.children.index_select(0, state.code * self.num_actions + actions) != state.code
+        return self.legal_cells.index_select(0, state.code)

@@ -1,8 +1,8 @@
 """The batched rules against the scalar rules, move for move: every game with batched rules, at
 several parameter variants, plays random games (with illegal and out-of-range actions mixed in)
-on both, and after every step the legal masks, players to move, terminal flags, rewards,
-observation planes (from both seats) and the states themselves (converted) agree; with
-auto-reset too. The default run plays a few thousand positions per variant; ``-m slow`` a
+on both, and after every step the legal masks, players to move, terminal flags, rewards, moves
+played, observation planes (from both seats) and the states themselves (converted) agree; with
+auto-reset too, and with ``where`` leaving some games out of some steps. The default run plays a few thousand positions per variant; ``-m slow`` a
 million per game (and on CUDA too where a GPU is present)."""
 
 from __future__ import annotations
@@ -49,18 +49,20 @@ class Reference:
         self.illegal = [False] * batch
         self.rewards = np.zeros((batch, 2), dtype=np.float32)
         self.ended = [False] * batch
+        self.steps = [0] * batch
 
-    def step(self, actions: list[int], auto_reset: bool = False) -> None:
+    def step(self, actions: list[int], auto_reset: bool = False, where: list[bool] | None = None) -> None:
         game = self.game
         self.rewards[:] = 0
         self.ended = [False] * len(actions)
         for i, action in enumerate(actions):
-            if self.done[i]:
+            if self.done[i] or (where is not None and not where[i]):
                 continue
             state = self.states[i]
             if 0 <= action < game.num_actions and action in game.legal_actions(state):
                 state = game.apply(state, action)
                 self.states[i] = state
+                self.steps[i] += 1
                 if game.is_terminal(state):
                     self.done[i] = self.ended[i] = True
                     self.rewards[i] = game.returns(state)
@@ -70,6 +72,7 @@ class Reference:
             if auto_reset and self.ended[i]:
                 self.states[i] = game.initial_state()
                 self.done[i] = self.illegal[i] = False
+                self.steps[i] = 0
 
 
 def compare(rules: Any, state: Any, reference: Reference) -> None:
@@ -79,6 +82,7 @@ def compare(rules: Any, state: Any, reference: Reference) -> None:
     over = (state.terminated | state.truncated).cpu().tolist()
     assert over == reference.done
     assert state.ended.cpu().tolist() == reference.ended
+    assert state.steps.cpu().tolist() == reference.steps
     np.testing.assert_array_equal(state.rewards.cpu().numpy(), reference.rewards)
     converted = rules.to_scalar_states(state)
     truncated = state.truncated.cpu().tolist()
@@ -98,7 +102,8 @@ def compare(rules: Any, state: Any, reference: Reference) -> None:
 
 def play(name: str, params: dict[str, Any], device: str, batch: int, steps: int, seed: int, auto_reset: bool) -> int:
     """Random play (5% of the actions drawn from the whole range and beyond, so illegal ones
-    come up) on both rules, compared after every step; returns the positions compared."""
+    come up; every fourth step leaves a fifth of the games out by ``where``) on both rules,
+    compared after every step; returns the positions compared."""
     game = make_game(name, **params)
     rules = batched(game, device=device)
     generator = torch.Generator(device=device).manual_seed(seed)
@@ -106,13 +111,14 @@ def play(name: str, params: dict[str, Any], device: str, batch: int, steps: int,
     state = rules.init(batch, generator)
     reference = Reference(game, batch)
     compare(rules, state, reference)
-    for _ in range(steps):
+    for number in range(steps):
         actions = rules.random_actions(state, generator)
         wild = torch.as_tensor(rng.random(batch) < 0.05, device=device)
         anything = torch.as_tensor(rng.integers(-2, game.num_actions + 2, batch), device=device)
         actions = torch.where(wild, anything, actions)
-        state = rules.step(state, actions, auto_reset=auto_reset)
-        reference.step(actions.cpu().tolist(), auto_reset)
+        where = torch.as_tensor(rng.random(batch) < 0.8, device=device) if number % 4 == 3 else None
+        state = rules.step(state, actions, auto_reset=auto_reset, where=where)
+        reference.step(actions.cpu().tolist(), auto_reset, None if where is None else where.cpu().tolist())
         compare(rules, state, reference)
         if not auto_reset and all(reference.done):
             break
@@ -136,20 +142,23 @@ def test_conversions_round_trip(name: str, params: dict[str, Any]) -> None:
     game = make_game(name, **params)
     rules = batched(game)
     rng = np.random.default_rng(3)
-    states = []
+    states, moves = [], []
     for _ in range(40):
-        state = game.initial_state()
+        state, played = game.initial_state(), 0
         for _ in range(int(rng.integers(0, 30))):
             if game.is_terminal(state):
                 break
             legal = game.legal_actions(state)
             state = game.apply(state, legal[int(rng.integers(len(legal)))])
+            played += 1
         states.append(state)
+        moves.append(played)
     batch = rules.from_scalar_states(states)
     assert rules.to_scalar_states(batch) == states
     reference = Reference(game, len(states))
     reference.states = list(states)
     reference.done = [game.is_terminal(s) for s in states]
+    reference.steps = moves
     compare(rules, batch, reference)
 
 
