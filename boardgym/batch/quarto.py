@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import torch
 
 from boardgym.batch.bitboards import BitPlanes, LineTest
-from boardgym.batch.core import BatchedGame, pick_tables
+from boardgym.batch.core import BatchedGame
 from boardgym.games.quarto import (
     ALL,
     ATTRIBUTES,
@@ -91,14 +91,14 @@ class BatchedQuarto(BatchedGame[QuartoBatch]):
         self.row = self.tensor(ROW)
         self.all = self.tensor(ALL)
         self.none = self.tensor(IN_HAND_NONE)
-        self.no_winner = self.tensor(-1)
+        self.no_winner, self.zero = self.tensor(-1), self.tensor(0)
         self.lines = LineTest(LINES, self.device, offsets=LANES)
         # The legal moves: a 16-bit set of cells or pieces, and bit 16 where they are pieces.
-        counts, picks = pick_tables(16)
-        self.counts, self.picks = self.tensor(counts, torch.float32), self.tensor(picks)
-        sets = self.tensor(range(1 << 17)).unsqueeze(1)
-        actions = self.tensor(range(CELLS + PIECES))
-        legal = (sets >> (actions % 16) & 1 == 1) & ((sets >> 16 == 1) == (actions >= CHOOSE))
+        members = (self.tensor(range(1 << 16)).unsqueeze(1) >> self.tensor(range(16))) & 1 == 1  # [sets, 16]
+        self.counts = members.sum(1).float()
+        self.picks = torch.sort((~members).to(torch.uint8), dim=1, stable=True).indices.flatten()  # members first
+        none = torch.zeros_like(members)
+        legal = torch.cat((torch.cat((members, none), 1), torch.cat((none, members), 1)))  # [2 * sets, 32]
         self.over_row = len(legal)
         self.legal_rows = torch.cat((legal, torch.zeros_like(legal[:1])))
         # The observation: planes 0-3 are the attributes word; planes 4-7 a word of four 16-bit
@@ -137,9 +137,16 @@ class BatchedQuarto(BatchedGame[QuartoBatch]):
         return after, torch.where(won, state.current_player, self.no_winner)
 
     def _reset(self, state: QuartoBatch, ended: torch.Tensor, generator: torch.Generator | None) -> QuartoBatch:
-        names = ("attributes", "zeros", "taken", "current_player", "terminated", "truncated", "steps")
-        return state._replace(
-            piece=torch.where(ended, self.none, state.piece), **self.reset_fields(state, ended, names)
+        zero = self.zero
+        return state._replace(  # ``a > b`` is ``a & ~b`` for bools, in one op
+            attributes=torch.where(ended, zero, state.attributes),
+            zeros=torch.where(ended, zero, state.zeros),
+            taken=torch.where(ended, zero, state.taken),
+            piece=torch.where(ended, self.none, state.piece),
+            current_player=torch.where(ended, zero, state.current_player),
+            steps=torch.where(ended, zero, state.steps),
+            terminated=state.terminated > ended,
+            truncated=state.truncated > ended,
         )
 
     def _choices(self, state: QuartoBatch) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,5 +1,5 @@
 """Quixo, batched, over the bitboards of ``boardgym.games.quixo`` (bit ``row * size + column``):
-per game the cubes of the player to move and the opponent's (``long[B]``). A move is the
+per game the cubes of the player to move and the opponent's (``int32[B]``). A move is the
 scalar rules' own precomputed push, read from tables by action (the cells it keeps, the cells
 that slide and by how much, the cell the cube goes in at), applied to both boards at once; the
 lines are a few shifts over both boards (``boardgym.batch.bitboards``). The border cubes are
@@ -41,7 +41,7 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
         super().__init__(game, device)
         self.game: Quixo = game
         n, pushes = game.size, game.pushes
-        board = BOARD
+        board = BOARD  # the tables' dtype too: no op mixes dtypes
         self.keeps = self.tensor([~push.span for push in pushes], board)
         self.slides = self.tensor([push.slide for push in pushes], board)
         self.ups = self.tensor([push.up for push in pushes], board)
@@ -50,7 +50,7 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
         self.sources = self.tensor([push.source for push in pushes], board)
         self.lines = LineTest(game.lines, self.device, board)
         self.last_ply = None if game.max_moves is None else self.tensor(game.max_moves - 1)
-        self.no_winner = self.tensor(-1)
+        self.no_winner, self.zero, self.empty = self.tensor(-1), self.tensor(0), self.tensor(0, board)
         self.bit_planes = BitPlanes(self.device)
 
         # The border: its cells in order, a board's border cubes as one bit each (look-ups of
@@ -101,7 +101,7 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
         won = lines[0] | lines[1]
         truncated = state.truncated
         if self.last_ply is not None:  # the move limit ends a game that nobody won
-            truncated = truncated | (moving & (state.steps >= self.last_ply) & ~won)
+            truncated = truncated | ((moving & (state.steps >= self.last_ply)) > won)  # a > b: a & ~b
         after = state._replace(
             mover=torch.where(moving, boards[1], state.mover),
             other=torch.where(moving, boards[0], state.other),
@@ -112,8 +112,15 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
         return after, winner
 
     def _reset(self, state: QuixoBatch, ended: torch.Tensor, generator: torch.Generator | None) -> QuixoBatch:
-        names = ("mover", "other", "current_player", "terminated", "truncated", "steps")
-        return state._replace(**self.reset_fields(state, ended, names))
+        # ``a > b`` is ``a & ~b`` for bools, in one op; a zero of the field's dtype spares a cast.
+        return state._replace(
+            mover=torch.where(ended, self.empty, state.mover),
+            other=torch.where(ended, self.empty, state.other),
+            current_player=torch.where(ended, self.zero, state.current_player),
+            steps=torch.where(ended, self.zero, state.steps),
+            terminated=state.terminated > ended,
+            truncated=state.truncated > ended,
+        )
 
     def _border(self, board: torch.Tensor) -> torch.Tensor:
         """The border cubes of ``board`` as bits (the ``k``-th border cell bit ``k``)."""
