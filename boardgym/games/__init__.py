@@ -162,6 +162,7 @@ GAMES: dict[str, GameEntry] = {
         heuristics={"lines": f"{_EVAL}.quixo:LinePotential"},
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
         grading=f"{_SETS}:QUIXO",
+        batched="boardgym.batch.quixo:BatchedQuixo",
         bench=(BenchRow("envs"),),
     ),
     "quarto": GameEntry(
@@ -172,6 +173,7 @@ GAMES: dict[str, GameEntry] = {
         drawing=f"{_DRAW}.quarto:draw",
         heuristics={"safe": f"{_EVAL}.quarto:SafePieces"},
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS),
+        batched="boardgym.batch.quarto:BatchedQuarto",
         bench=(BenchRow("envs"),),
     ),
     "hex": GameEntry(
