@@ -148,6 +148,7 @@ GAMES: dict[str, GameEntry] = {
         grading=f"{_SETS}:NIM",
         web_limits={"heaps": 60, "k": 60},
         opponents=("nimsum",),
+        batched="boardgym.batch.nim:BatchedNim",
         bench=(BenchRow("envs", openspiel="nim", openspiel_params={"pile_sizes": "1;3;5;7;9", "is_misere": False}),),
     ),
     "quixo": GameEntry(
