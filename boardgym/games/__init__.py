@@ -199,6 +199,7 @@ GAMES: dict[str, GameEntry] = {
         drawing=f"{_DRAW}.rastros:draw",
         heuristics={"paths": f"{_EVAL}.rastros:GoalDistance"},
         ladder=("random", "minimax:depth=2", "minimax:depth=4", *_MCTS),
+        batched="boardgym.batch.rastros:BatchedRastros",
         bench=(BenchRow("envs"),),
     ),
     "setcover": GameEntry(
