@@ -173,7 +173,8 @@ class BatchedGame(ABC, Generic[S]):
 
     @abstractmethod
     def from_scalar_states(self, states: Sequence[Any]) -> S:
-        """A batch holding these scalar states (``ended`` false, ``rewards`` zero)."""
+        """A batch holding these scalar states (``ended`` false, ``rewards`` zero, ``steps`` the
+        moves that reached each, or the fewest that can where a state does not record them)."""
 
     def check_actions(self, state: S, actions: Any) -> torch.Tensor:
         """``actions`` as a ``long[B]`` tensor on this device, or one sentence saying what is wrong."""

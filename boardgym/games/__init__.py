@@ -151,6 +151,7 @@ GAMES: dict[str, GameEntry] = {
         grading=f"{_SETS}:NIM",
         web_limits={"heaps": 60, "k": 60},
         opponents=("nimsum",),
+        batched="boardgym.batch.nim:BatchedNim",
         bench=(BenchRow("envs", openspiel="nim", openspiel_params={"pile_sizes": "1;3;5;7;9", "is_misere": False}),),
     ),
     "quixo": GameEntry(
@@ -203,6 +204,7 @@ GAMES: dict[str, GameEntry] = {
         drawing=f"{_DRAW}.rastros:draw",
         heuristics={"paths": f"{_EVAL}.rastros:GoalDistance"},
         ladder=("random", "minimax:depth=2", "minimax:depth=4", *_MCTS),
+        batched="boardgym.batch.rastros:BatchedRastros",
         bench=(BenchRow("envs"),),
     ),
     "setcover": GameEntry(
