@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from boardgym.batch.core import BatchedGame, bits_to_mask, pick_tables, random_below
+from boardgym.batch.core import BatchedGame, bits_to_mask
 from boardgym.games.connect_four import (
     BOARD_MASK,
     COLUMN_MASKS,
@@ -36,6 +36,9 @@ GATHER = sum(1 << (6 * j) for j in range(COLUMNS))
 GATHERED = 6 * (COLUMNS - 1) + ROWS - 1
 """Where the gathered top cells land: column ``c``'s (bit ``7c + 5``) times ``2 ** 6(6 - c)``."""
 ALL = (1 << COLUMNS) - 1
+SPREAD = 420
+"""The least common multiple of 1..7: a uniform draw below it picks uniformly among any number
+of open columns."""
 
 
 class ConnectFourBatch(NamedTuple):
@@ -62,11 +65,13 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
         self.shifts2 = 2 * self.shifts
         # plane cell (row from the top, column) -> its bit
         self.plane_bits = self.tensor([[HEIGHT * c + (ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)])
-        counts, picks = pick_tables(COLUMNS)  # by the open columns; here by the full ones
-        self.open_counts = self.tensor([counts[ALL ^ full] for full in range(1 << COLUMNS)], torch.int32)
-        self.open_picks = self.tensor(
-            [picks[(ALL ^ index // COLUMNS) * COLUMNS + index % COLUMNS] for index in range(len(picks))]
-        )
+        # a random open column: row ``full`` of the full columns, one of SPREAD entries, each
+        # open column the same number of times (SPREAD is a multiple of every count of them)
+        picks = []
+        for full in range(1 << COLUMNS):
+            open_ = [column for column in range(COLUMNS) if not full >> column & 1] or [0]
+            picks += [open_[index * len(open_) // SPREAD] for index in range(SPREAD)]
+        self.random_picks = self.tensor(picks)
         self.open_columns = ~bits_to_mask(self.tensor(range(1 << COLUMNS)), COLUMNS)
 
     def _start(self, batch: int, generator: torch.Generator | None) -> ConnectFourBatch:
@@ -84,6 +89,8 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
             actions = actions.clamp(0, COLUMNS - 1)
         # the column's lowest empty cell; none (0) in a full column, whose carry goes to its sentinel
         disc = (state.occupied + self.bottoms.index_select(0, actions)) & self.columns.index_select(0, actions)
+        if in_space is None and where is None and self._every(disc) and not self._may_be_any(state.terminated):
+            return self._all_move(state, disc)
         blocked = state.terminated  # the games that do not move (and those of them still live: illegal)
         if in_space is not None:
             blocked = blocked | ~in_space
@@ -93,9 +100,7 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
         moved = disc != 0
         mine = state.mover | disc
         occupied = state.occupied | disc
-        lines = (mine >> self.shifts).bitwise_and_(mine)  # [4, B]: the four directions at once
-        # only a move can make four (a finished game's player to move lost, or nobody won)
-        won = lines.bitwise_and_(lines >> self.shifts2).amax(0) != 0
+        won = self._four(mine)  # only a move can make four (in a finished game, nobody or the other)
         terminated = state.terminated | won | (occupied == BOARD_MASK)
         outcome = torch.where(won, state.current_player + 1, 0)  # a row of REWARDS
         stuck = ~(moved | state.terminated)  # live games that did not move
@@ -114,6 +119,29 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
             steps=state.steps + moved,
         )
 
+    def _all_move(self, state: ConnectFourBatch, disc: torch.Tensor) -> ConnectFourBatch:
+        """``_step`` where every game is live and its disc lands (a loop with auto-reset, as a
+        rule): no game to leave as it is, no illegal move."""
+        mine = state.mover | disc
+        occupied = state.occupied | disc
+        won = self._four(mine)
+        terminated = won | (occupied == BOARD_MASK)
+        return ConnectFourBatch(
+            mover=occupied ^ mine,
+            occupied=occupied,
+            current_player=state.current_player ^ 1,
+            terminated=terminated,
+            truncated=state.truncated,
+            ended=terminated,
+            rewards=self.rewards_of(torch.where(won, state.current_player + 1, 0)),
+            steps=state.steps + 1,
+        )
+
+    def _four(self, discs: torch.Tensor) -> torch.Tensor:
+        """``bool[B]``: whether ``discs`` hold four in a row."""
+        pairs = (discs >> self.shifts).bitwise_and_(discs)  # [4, B]: the four directions at once
+        return pairs.bitwise_and_(pairs >> self.shifts2).amax(0) != 0
+
     def _reset(
         self, state: ConnectFourBatch, ended: torch.Tensor, generator: torch.Generator | None
     ) -> ConnectFourBatch:
@@ -125,8 +153,8 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
 
     def random_actions(self, state: ConnectFourBatch, generator: torch.Generator | None = None) -> torch.Tensor:
         full = self._full(state)  # a finished game's pick is arbitrary (step ignores it)
-        rank = random_below(self.open_counts.index_select(0, full), COLUMNS, generator)
-        return self.open_picks.index_select(0, torch.add(rank, full, alpha=COLUMNS))
+        spread = torch.empty_like(full).random_(0, SPREAD, generator=generator)
+        return self.random_picks.index_select(0, spread.add_(full, alpha=SPREAD))
 
     def _full(self, state: ConnectFourBatch) -> torch.Tensor:
         """The full columns as 7 bits (column ``c`` bit ``c``)."""

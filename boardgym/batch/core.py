@@ -207,7 +207,7 @@ class BatchedGame(ABC, Generic[S]):
         else ``bool[B]``: which are (always a mask on a GPU, where a look would wait for it)."""
         if self.device.type == "cpu":
             low, high = torch.aminmax(actions)
-            if low >= 0 and high < self.num_actions:
+            if low.item() >= 0 and high.item() < self.num_actions:
                 return None
         return (actions >= 0) & (actions < self.num_actions)
 
@@ -215,6 +215,11 @@ class BatchedGame(ABC, Generic[S]):
         """Whether ``mask`` may hold a true: looked at on a CPU (cheap there), assumed on a GPU
         (a look would wait for it)."""
         return self.device.type != "cpu" or bool(mask.numpy().any())
+
+    def _every(self, values: torch.Tensor) -> bool:
+        """Whether every one of ``values`` is true (non-zero): looked at on a CPU, not assumed
+        on a GPU (a look would wait for it)."""
+        return self.device.type == "cpu" and bool(values.numpy().all())
 
     # -- what each game writes -------------------------------------------------------------------
     @abstractmethod
@@ -304,11 +309,16 @@ class BatchedGame(ABC, Generic[S]):
 
     def reset_fields(self, state: S, ended: torch.Tensor, names: Sequence[str]) -> dict[str, torch.Tensor]:
         """The fields ``names`` of ``state`` (one value per game) with their start value (0,
-        false: player 0 to move) where ``ended``, for a game's own ``_reset``."""
+        false: player 0 to move) where ``ended``, for a game's own ``_reset``: whole numbers
+        and flags by one ``&`` each with the games kept (cheaper than ``where``)."""
+        kept = ~ended
+        masks: dict[torch.dtype, torch.Tensor] = {torch.bool: kept}
         fields = {}
         for name in names:
             value = getattr(state, name)
-            fields[name] = torch.where(ended, False if value.dtype == torch.bool else 0, value)
+            if value.dtype not in masks:  # all ones where kept, zeros where ended
+                masks[value.dtype] = kept.to(value.dtype).neg_()
+            fields[name] = value & masks[value.dtype]
         return fields
 
     def common(self, batch: int) -> dict[str, torch.Tensor]:
@@ -357,15 +367,14 @@ def pick_tables(width: int) -> tuple[list[int], list[int]]:
 
 def random_below(counts: torch.Tensor, most: int, generator: torch.Generator | None) -> torch.Tensor:
     """``int32[B]``: a uniformly random whole number below each of ``counts`` (``int32[B]``, each
-    from 0 to ``most``; 0 where a count is 0), from 31 random bits each: the top
-    ``31 - most.bit_length()`` bits scaled by the count, all in 32-bit integers (a float draw
-    and its conversions cost twice as much). Off uniform by less than
+    from 0 to ``most``; 0 where a count is 0): ``31 - most.bit_length()`` random bits scaled
+    by the count, all in 32-bit integers (a float draw and its conversions cost twice as much). Off uniform by less than
     ``most / 2**(31 - most.bit_length())``: under 1e-7 for nine choices."""
     shift = most.bit_length()
     if shift > 15:
         raise ValueError(f"counts up to {most} need more than 31 random bits")
-    bits = torch.empty(len(counts), dtype=torch.int32, device=counts.device).random_(generator=generator)
-    return ((bits >> shift) * counts) >> (31 - shift)
+    bits = torch.empty(len(counts), dtype=torch.int32, device=counts.device)
+    return (bits.random_(0, 1 << (31 - shift), generator=generator) * counts) >> (31 - shift)
 
 
 def bits_to_mask(bits: torch.Tensor, count: int) -> torch.Tensor:
