@@ -12,26 +12,26 @@ is a root alone. An edge's rank (14) is above any other tree's (at most log2 of 
 an edge stays the root of everything joined to it, until the mover's two edges join: a win.
 
 A move by player ``p`` on cell ``a`` finds the roots of ``a``'s six neighbours (an edge node
-stands for a neighbour off the board) by pointer jumping, all of them at once: union by rank
-keeps the trees shallow (random 11x11 games need four jumps, 19x19 four or five). The trees of
-``p``'s colour among them join, with ``a``, under the one of highest rank (ties: the highest
-node), its rank one up when another of that rank joins; when that root is one of ``p``'s edges
-and the other edge joins too, ``p`` has won. A move's writes (the joining roots, the cell and
-the new root all take the new root's entry) are one ``scatter_`` into a copy of the rows: a
+stands for a neighbour off the board) and of ``a`` by pointer jumping, all of them at once:
+union by rank keeps the trees shallow (random games take four jumps at 11x11, three to five
+at 19x19). The trees of ``p``'s colour among them join ``a``'s under the one of highest rank
+(ties: the highest node), its rank one up when another of that rank joins; when that root is
+one of ``p``'s edges and the other edge joins too, ``p`` has won. A move's writes (the joining
+roots and the cell take the new root's entry) are one ``scatter_`` into a copy of the rows: a
 step never changes the state it is given.
 
-A random legal action is the first legal one of a few random actions per game read from one
+A random legal action is the first legal one of a few random actions per game cut from one
 draw of random bits (uniform over the legal ones); the games whose every try missed, near a
 full board, draw from their legal mask. The stones are the entries' colours, so the
 observation, the legal mask and the conversions to the scalar rules (``boardgym.games.hex``)
 read those alone; ``from_scalar_states`` builds each game's trees from its stones.
 
-Measured at B=4096 with random moves and auto-reset, torch eager on one CPU thread (see the
-commit that wrote this file for the numbers): the other two designs tried were the same forest
-with a free list of empty cells (a random action one look-up, but three times the bytes to
-copy per move: slower, by a third at 19x19) and per-cell labels relabelled at every merge as
-pgx does (an O(cells) gather per move: 0.4 ms at 11x11 and 2.4 ms at 19x19 for that op
-alone)."""
+On one CPU thread, B=4096, random moves with auto-reset, a step takes about 1.2 ms at 11x11
+and 2 ms at 19x19 (``/work/tools/batched_speed.py``-style). Measured against it: per-cell
+labels relabelled at every merge, as pgx does (one O(cells) gather per move: 0.36 ms at 11x11,
+2.4 ms at 19x19 for that op alone), and this forest with a free list of the empty cells (a
+random action in one look-up, but three times the bytes to copy per move: no faster at 11x11,
+a third slower at 19x19)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,8 @@ EDGE_RANK = 14
 EDGE_KEY = EDGE_RANK << RANK_SHIFT
 AROUND = 6
 """A cell's neighbours."""
+QUERIES = AROUND + 1
+"""The nodes a move looks up: the cell's neighbours, then the cell."""
 TRIES = 8
 """At least this many random actions a game tries at once for a legal one (``random_actions``)."""
 
@@ -100,10 +102,12 @@ class BatchedHex(BatchedGame[HexBatch]):
                 else:
                     nodes.append(edges[0] if row < 0 else edges[1] if row >= n else edges[2] if col < 0 else edges[3])
             self.neighbours.append(nodes)
-        self.neighbour_table = self.tensor(
-            [node for i in range(AROUND) for node in (row[i] for row in self.neighbours)], torch.int32
-        )
-        self.neighbour_rows = self.tensor([i * cells for i in range(AROUND)]).view(-1, 1)
+        # The nodes a move looks up (QUERIES), by cell; past the cells, the spare.
+        queries = [[*around, a] for a, around in enumerate(self.neighbours)] + [[self.spare] * QUERIES]
+        self.queries = self.tensor([row[i] for i in range(QUERIES) for row in queries], torch.int32)
+        self.query_rows = self.tensor([i * (cells + 1) for i in range(QUERIES)]).view(-1, 1)
+        self.around = self.tensor([-1] * AROUND + [0], torch.int16).view(-1, 1)
+        self.own_colour = self.tensor([0] * AROUND + [EMPTY], torch.int16).view(-1, 1)
         edge_entries = [
             side << COLOUR_SHIFT | EDGE_KEY | edge
             for side, edge in zip((BLACK, BLACK, WHITE, WHITE), edges, strict=True)
@@ -162,43 +166,44 @@ class BatchedHex(BatchedGame[HexBatch]):
                 black = stones.to(torch.uint8).argmax(1)  # the one stone
                 actions = actions.index_copy(0, swapped, self.mirror.index_select(0, black))
                 board = board.index_copy(0, swapped, self.start_row.expand(len(swapped), self.width))
-            actions = actions.clamp(max=self.cells - 1)  # the swap where it is not played: no cell to look up
         flat = board.view(-1)
-        cell = actions.to(torch.int16)
-        mover = torch.where(moving, player, SPARE_COLOUR).to(torch.int16)  # no colour: nothing joins
-        # The roots of the cell's neighbours, by pointer jumping: as many jumps as the last move
-        # needed without looking, then until every one is a root.
-        nodes = self.neighbour_table.index_select(0, (self.neighbour_rows + actions).view(-1))
-        at = nodes.view(AROUND, batch) + base
+        # The nodes a move looks up: the cell's six neighbours and the cell itself (empty: its
+        # own root); seven times the spare where the game does not move.
+        nodes = self.queries.index_select(0, (self.query_rows + torch.where(moving, actions, self.cells)).view(-1))
+        at = nodes.view(QUERIES, batch) + base
+        # Their roots by pointer jumping: as many jumps as the last move needed without
+        # looking, then until every one is a root.
         for _ in range(self._jumps):
-            at = (flat.index_select(0, at.view(-1)).view(AROUND, batch) & NODE) + base
+            at = (flat.index_select(0, at.view(-1)).view(QUERIES, batch) & NODE) + base
         jumps = self._jumps
         while True:
-            entry = flat.index_select(0, at.view(-1)).view(AROUND, batch)
+            entry = flat.index_select(0, at.view(-1)).view(QUERIES, batch)
             up = (entry & NODE) + base
-            if torch.equal(up.view(-1).view(torch.long), at.view(-1).view(torch.long)):  # (as longs: half as many)
+            if torch.equal(up, at):
                 break
             at = up
             jumps += 1
         self._jumps = jumps
-        # The chains of the mover's colour around the cell join the cell (an empty cell: rank 0,
-        # its own root) under the root of highest key, whose rank grows when another of its rank
-        # joins. An edge stays its chain's root (its rank is above any other): when the mover's
-        # two edges join, the move has won.
-        same = (entry >> COLOUR_SHIFT) == mover
-        keys = torch.cat((torch.where(same, entry & KEY, -1), cell.view(1, -1)))
+        # The trees of the mover's colour around the cell join the cell's under the root of
+        # highest key, whose rank grows when another of its rank joins. An edge stays its
+        # chain's root (its rank is above any other's): when the mover's two edges join, the
+        # move has won. Where the game does not move only the spare is looked up: it joins
+        # nothing, or itself. (Small-integer arithmetic: on CPU a comparison or a where over
+        # these tensors costs several times as much.)
+        mover = player.to(torch.int16)
+        colours = self.own_colour | (mover & self.around)  # the mover's, the cell's row empty
+        same = ((((entry >> COLOUR_SHIFT) ^ colours) - 1) >> 15) & 1  # 1 where a root is of that colour
+        keys = ((entry & KEY) + 1) * same - 1  # -1 where it is not
         best = keys.amax(0)
-        grows = ((keys >= (best & ~NODE)) & (keys < best)).amax(0)
+        grows = ((((best - 1) - keys) & 0x7FFF) < (best & NODE)).amax(0)  # another key of the best's rank
         won = grows & (best >= EDGE_KEY)
         joined = (mover << COLOUR_SHIFT | best) + (grows.to(torch.int16) << RANK_SHIFT)
-        # The writes: the roots around take the new root's entry where they join it (their own
-        # elsewhere: no change), and so do the cell and the new root (a root's rank is read only
-        # while it is one).
-        targets = torch.where(moving, torch.stack((cell, best & NODE)) + base, self.spare)
-        targets = torch.cat((at, targets)).long()
-        values = torch.cat((torch.where(same, joined, entry), joined.expand(2, batch)))
+        # The writes: the joining roots and the cell take the new root's entry (a root's rank
+        # is read only while it is one); the others their own (no change).
+        targets = at.view(-1).long()
+        values = entry + (joined - entry) * same
         board = board.clone()
-        board.view(-1).scatter_(0, targets.view(-1), values.view(-1))
+        board.view(-1).scatter_(0, targets, values.view(-1))
         after = state._replace(board=board, current_player=player ^ moving, terminated=state.terminated | won)
         if self.swap:  # after Black's first stone on an empty board
             swappable = torch.where(moving, (player == BLACK) & (state.steps == 0), state.swappable)
@@ -222,12 +227,13 @@ class BatchedHex(BatchedGame[HexBatch]):
         tries = ((words >> self.try_shifts) & ((1 << bits) - 1)).view(-1, batch).to(torch.int32)  # [TRIES, B]
         # A try past the actions reads the spare entry: never empty, like an edge's.
         entries = state.board.view(-1).index_select(0, (tries.clamp(max=self.spare) + self.base(batch)).view(-1))
-        legal = entries.view(-1, batch) >= EMPTY_ENTRY
+        entries = entries.view(-1, batch)
+        legal = (entries >> (COLOUR_SHIFT + 1)) & (entries >> COLOUR_SHIFT)  # 1 where empty (colour 3), else 0
         if self.swap:
-            legal = legal | ((tries == self.cells) & state.swappable)
-        first = torch.where(legal, tries | self.try_order, -1).amax(0)  # the first legal try, by order
+            legal = legal | ((tries == self.cells) & state.swappable).to(torch.int16)
+        first = ((tries | self.try_order) * legal).amax(0)  # the first legal try, by order (0: none)
         actions = (first & ((1 << bits) - 1)).long()
-        missed = first < 0
+        missed = first == 0
         if bool(missed.any()):
             rows = missed.nonzero().view(-1)
             legal = state.board.index_select(0, rows)[:, : self.cells] >= EMPTY_ENTRY
