@@ -90,7 +90,7 @@ class BatchedHex(BatchedGame[HexBatch]):
         self.spare = cells + 4
         self.width = cells + 5
         # Each cell's six neighbours: off the board, the edge beyond (past a corner, either
-        # edge the cell touches). In the table, neighbour i of cell a at i * cells + a.
+        # edge the cell touches).
         self.neighbours: list[list[int]] = []
         for a in range(cells):
             y, x = divmod(a, n)
@@ -102,7 +102,8 @@ class BatchedHex(BatchedGame[HexBatch]):
                 else:
                     nodes.append(edges[0] if row < 0 else edges[1] if row >= n else edges[2] if col < 0 else edges[3])
             self.neighbours.append(nodes)
-        # The nodes a move looks up (QUERIES), by cell; past the cells, the spare.
+        # The nodes a move looks up (QUERIES), by cell (query i of cell a at i * (cells + 1) + a);
+        # past the cells, the spare.
         queries = [[*around, a] for a, around in enumerate(self.neighbours)] + [[self.spare] * QUERIES]
         self.queries = self.tensor([row[i] for i in range(QUERIES) for row in queries], torch.int32)
         self.query_rows = self.tensor([i * (cells + 1) for i in range(QUERIES)]).view(-1, 1)
