@@ -187,6 +187,7 @@ GAMES: dict[str, GameEntry] = {
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
         ladder_params={"size": 7},
         grading=f"{_SETS}:HEX",
+        batched="boardgym.batch.hex:BatchedHex",
         bench=(
             BenchRow("envs", "hex 11x11", openspiel="hex", openspiel_params={"board_size": 11}),
             BenchRow("envs", "hex 19x19", {"size": 19}, openspiel="hex", openspiel_params={"board_size": 19}),
