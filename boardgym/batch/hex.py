@@ -211,6 +211,10 @@ class BatchedHex(BatchedGame[HexBatch]):
             after = after._replace(swappable=swappable)
         return after, torch.where(won, player, -1)
 
+    def restart(self, state: HexBatch, where: torch.Tensor, generator: torch.Generator | None = None) -> HexBatch:
+        # _reset writes into the board step has just made; a board from outside is copied first
+        return super().restart(state._replace(board=state.board.clone()), where, generator)
+
     def _reset(self, state: HexBatch, ended: torch.Tensor, generator: torch.Generator | None) -> HexBatch:
         rows = ended.nonzero().view(-1)
         # step resets only the state _move has just made: its board is a copy of step's own.
@@ -292,12 +296,15 @@ class BatchedHex(BatchedGame[HexBatch]):
             swappable.append(
                 self.swap and game.current_player(scalar) == WHITE and not white and black.bit_count() == 1
             )
+        players = [game.current_player(s) for s in states]
+        placed = [cells - count for count in counts]
         return self._start(len(states), None)._replace(
             board=self.tensor(rows, torch.int16),
             swappable=self.tensor(swappable, torch.bool),
-            current_player=self.tensor([game.current_player(s) for s in states]),
+            current_player=self.tensor(players),
             terminated=self.tensor([game.is_terminal(s) for s in states], torch.bool),
-            steps=self.tensor([cells - count for count in counts]),
+            # a move a stone, but a swap (a move that places none) puts the other player to move
+            steps=self.tensor([stones + (stones + player) % 2 for stones, player in zip(placed, players, strict=True)]),
         )
 
     def _row(self, colour: list[int]) -> list[int]:

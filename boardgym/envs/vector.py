@@ -224,7 +224,9 @@ class BatchedVectorEnv(VectorEnv):
         else:
             array = np.asarray(actions)
             if array.dtype.kind not in "iu":
-                raise BoardgymError(f"actions must be whole numbers, not {array.dtype} (e.g. {array.ravel()[:3]})")
+                raise BoardgymError(
+                    f"actions must be an integer array of action indices, not {array.dtype} (e.g. {array.ravel()[:3]})"
+                )
             tensor = torch.as_tensor(array, device=self.device)
         if tensor.shape != (self.num_envs,):
             raise BoardgymError(f"actions have shape {tuple(tensor.shape)}; give one per env: ({self.num_envs},)")

@@ -152,7 +152,10 @@ GAMES: dict[str, GameEntry] = {
         web_limits={"heaps": 60, "k": 60},
         opponents=("nimsum",),
         batched="boardgym.batch.nim:BatchedNim",
-        bench=(BenchRow("envs", openspiel="nim", openspiel_params={"pile_sizes": "1;3;5;7;9", "is_misere": False}),),
+        bench=(
+            BenchRow("envs", openspiel="nim", openspiel_params={"pile_sizes": "1;3;5;7;9", "is_misere": False}),
+            BenchRow("batched"),
+        ),
     ),
     "quixo": GameEntry(
         f"{_RULES}.quixo:Quixo",
@@ -164,7 +167,7 @@ GAMES: dict[str, GameEntry] = {
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
         grading=f"{_SETS}:QUIXO",
         batched="boardgym.batch.quixo:BatchedQuixo",
-        bench=(BenchRow("envs"),),
+        bench=(BenchRow("envs"), BenchRow("batched")),
     ),
     "quarto": GameEntry(
         f"{_RULES}.quarto:Quarto",
@@ -175,7 +178,7 @@ GAMES: dict[str, GameEntry] = {
         heuristics={"safe": f"{_EVAL}.quarto:SafePieces"},
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS),
         batched="boardgym.batch.quarto:BatchedQuarto",
-        bench=(BenchRow("envs"),),
+        bench=(BenchRow("envs"), BenchRow("batched")),
     ),
     "hex": GameEntry(
         f"{_RULES}.hex:Hex",
@@ -191,6 +194,8 @@ GAMES: dict[str, GameEntry] = {
         bench=(
             BenchRow("envs", "hex 11x11", openspiel="hex", openspiel_params={"board_size": 11}),
             BenchRow("envs", "hex 19x19", {"size": 19}, openspiel="hex", openspiel_params={"board_size": 19}),
+            BenchRow("batched", "hex 11x11", settings={"pgx": "hex"}),
+            BenchRow("batched", "hex 19x19", {"size": 19}),
             BenchRow("search", "hex 7x7", {"size": 7}, openspiel="hex(board_size=7)"),
             BenchRow("alphabeta", "hex 7x7 dijkstra d3", {"size": 7}, settings={"eval": "dijkstra", "depth": 3}),
             BenchRow("move", params={"size": 7}, settings={"spec": "mcts:simulations=800"}),
@@ -206,7 +211,7 @@ GAMES: dict[str, GameEntry] = {
         heuristics={"paths": f"{_EVAL}.rastros:GoalDistance"},
         ladder=("random", "minimax:depth=2", "minimax:depth=4", *_MCTS),
         batched="boardgym.batch.rastros:BatchedRastros",
-        bench=(BenchRow("envs"),),
+        bench=(BenchRow("envs"), BenchRow("batched")),
     ),
     "setcover": GameEntry(
         f"{_RULES}.setcover:SetCover",

@@ -249,3 +249,22 @@ def test_random_actions_are_legal_and_uniform(size: int, swap: bool, stones: int
     counts = np.bincount(actions, minlength=game.num_actions)[legal]
     expected = batch / len(legal)
     assert np.abs(counts - expected).max() < 5 * np.sqrt(expected)
+
+
+def test_a_batch_made_after_a_swap_counts_the_swap_as_a_move() -> None:
+    game = Hex(size=5, swap=True)
+    rules = BatchedHex(game)
+    played = rules.step(rules.init(1), torch.tensor([3]))
+    played = rules.step(played, torch.tensor([game.num_actions - 1]))  # the swap
+    (scalar,) = rules.to_scalar_states(played)
+    made = rules.from_scalar_states([scalar, game.apply(scalar, 0)])
+    assert played.steps.tolist() == [2] and made.steps.tolist() == [2, 3]
+    assert made.current_player.tolist() == [0, 1]
+
+
+def test_restart_leaves_the_state_it_was_given_as_it_was() -> None:
+    rules = BatchedHex(Hex(size=5))
+    state = rules.step(rules.init(3), torch.tensor([0, 1, 2]))
+    board = state.board.clone()
+    rules.restart(state, torch.tensor([True, False, True]))
+    assert torch.equal(state.board, board)

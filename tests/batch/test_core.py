@@ -64,7 +64,7 @@ def test_the_same_seed_gives_the_same_games(name: str) -> None:
 def test_random_actions_are_legal_and_uniform(name: str) -> None:
     rules = batched(name)
     generator = torch.Generator().manual_seed(0)
-    state = rules.init(2000, generator)
+    state = rules.init(200 * rules.num_actions, generator)  # about 200 draws of each start move
     actions = rules.random_actions(state, generator)
     legal = rules.legal_mask(state)
     assert legal.gather(1, actions.unsqueeze(1)).all()

@@ -173,7 +173,7 @@ def test_bad_actions_are_one_sentence() -> None:
     envs.reset(seed=0)
     with pytest.raises(BoardgymError, match=r"give one per env: \(2,\)"):
         envs.step(np.array([0, 0, 0]))
-    with pytest.raises(BoardgymError, match="must be whole numbers, not float64"):
+    with pytest.raises(BoardgymError, match="must be an integer array of action indices, not float64"):
         envs.step(np.array([0.5, np.nan]))
     with pytest.raises(BoardgymError, match="Stable-Baselines3 reads numpy"):
         BatchedVecEnv("connect_four", 2, tensors=True)
