@@ -39,20 +39,22 @@ from boardgym.games import gym_id
 
 
 class ActorCritic(nn.Module):
+    """One trunk, two heads: the policy's logits and the value (one pass for both, half the
+    cost of two networks, which is most of a step once the games are batched)."""
+
     def __init__(self, inputs: int, actions: int, hidden: int = 64) -> None:
         super().__init__()
-        self.actor = nn.Sequential(nn.Linear(inputs, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
+        self.trunk = nn.Sequential(nn.Linear(inputs, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
         self.logits = nn.Linear(hidden, actions)
-        self.critic = nn.Sequential(
-            nn.Linear(inputs, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
-        )
+        self.critic = nn.Linear(hidden, 1)
 
-    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        logits = self.logits(self.actor(obs))
-        return logits.masked_fill(~mask, -torch.inf)
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The logits, illegal actions at ``-inf``, and the value of each observation."""
+        features = self.trunk(obs)
+        return self.logits(features).masked_fill(~mask, -torch.inf), self.critic(features).squeeze(-1)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.critic(obs).squeeze(-1)
+        return self.critic(self.trunk(obs)).squeeze(-1)
 
 
 class NetworkAgent(BaseAgent):
@@ -66,7 +68,7 @@ class NetworkAgent(BaseAgent):
         obs = torch.as_tensor(game.observation(state, game.current_player(state))).flatten()[None]
         mask = torch.as_tensor(game.legal_mask(state), dtype=torch.bool)[None]
         with torch.no_grad():
-            return int(self.net.masked_logits(obs, mask).argmax())
+            return int(self.net(obs, mask)[0].argmax())
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
@@ -135,9 +137,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         for t in range(T):
             obs_buf[t], mask_buf[t], valid[t] = obs, mask, ~ended
             with torch.no_grad():
-                dist = torch.distributions.Categorical(logits=net.masked_logits(obs, mask))
+                logits, values[t] = net(obs, mask)
+                dist = torch.distributions.Categorical(logits=logits)
                 action = dist.sample()
-                logprobs[t], values[t] = dist.log_prob(action), net.value(obs)
+                logprobs[t] = dist.log_prob(action)
             actions[t] = action
             observations, reward, terminated, truncated, infos = envs.step(
                 action if args.vector == "native" else action.cpu().numpy()
@@ -165,12 +168,13 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         size = len(b_obs)
         for _ in range(args.epochs):
             for batch in torch.randperm(size, device=device).chunk(args.minibatches):
-                dist = torch.distributions.Categorical(logits=net.masked_logits(b_obs[batch], b_mask[batch]))
+                logits, value = net(b_obs[batch], b_mask[batch])
+                dist = torch.distributions.Categorical(logits=logits)
                 ratio = (dist.log_prob(b_actions[batch]) - b_logprobs[batch]).exp()
                 adv = b_adv[batch]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip, 1 + args.clip)).mean()
-                value_loss = 0.5 * (net.value(b_obs[batch]) - b_returns[batch]).pow(2).mean()
+                value_loss = 0.5 * (value - b_returns[batch]).pow(2).mean()
                 entropy = dist.entropy().mean()
                 loss = policy_loss + 0.5 * value_loss - args.ent_coef * entropy
                 optimizer.zero_grad()

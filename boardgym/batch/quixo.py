@@ -50,7 +50,7 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
         self.sources = self.tensor([push.source for push in pushes], board)
         self.lines = LineTest(game.lines, self.device, board)
         self.last_ply = None if game.max_moves is None else self.tensor(game.max_moves - 1)
-        self.no_winner, self.zero, self.empty = self.tensor(-1), self.tensor(0), self.tensor(0, board)
+        self.no_winner = self.tensor(-1)
         self.bit_planes = BitPlanes(self.device)
 
         # The border: its cells in order, a board's border cubes as one bit each (look-ups of
@@ -112,15 +112,8 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
         return after, winner
 
     def _reset(self, state: QuixoBatch, ended: torch.Tensor, generator: torch.Generator | None) -> QuixoBatch:
-        # ``a > b`` is ``a & ~b`` for bools, in one op; a zero of the field's dtype spares a cast.
-        return state._replace(
-            mover=torch.where(ended, self.empty, state.mover),
-            other=torch.where(ended, self.empty, state.other),
-            current_player=torch.where(ended, self.zero, state.current_player),
-            steps=torch.where(ended, self.zero, state.steps),
-            terminated=state.terminated > ended,
-            truncated=state.truncated > ended,
-        )
+        names = ("mover", "other", "current_player", "steps", "terminated", "truncated")
+        return state._replace(**self.reset_fields(state, ended, names))
 
     def _border(self, board: torch.Tensor) -> torch.Tensor:
         """The border cubes of ``board`` as bits (the ``k``-th border cell bit ``k``)."""

@@ -129,12 +129,8 @@ class BatchedRastros(BatchedGame[RastrosBatch]):
     def _reset(self, state: RastrosBatch, ended: torch.Tensor, generator: torch.Generator | None) -> RastrosBatch:
         return state._replace(
             white=torch.where(ended, self.start_white, state.white),
-            black=torch.where(ended, self.zero, state.black),
             exits=torch.where(ended, self.start_exits, state.exits),
-            current_player=torch.where(ended, self.zero, state.current_player),
-            terminated=state.terminated > ended,
-            truncated=state.truncated > ended,
-            steps=torch.where(ended, self.zero, state.steps),
+            **self.reset_fields(state, ended, ("black", "current_player", "terminated", "truncated", "steps")),
         )
 
     def legal_mask(self, state: RastrosBatch) -> torch.Tensor:

@@ -42,8 +42,10 @@ class ActionMasks(gym.Wrapper, gym.utils.RecordConstructorArgs):
     @property
     def spec(self) -> EnvSpec | None:  # type: ignore[override]  # gym.Wrapper's spec is a property too
         """The id's own spec: ``gym.make(env.spec)`` calls ``make_env`` again, which builds this
-        whole stack, so the spec names no wrappers for ``gym.make`` to add around it."""
-        spec = self.env.spec
+        whole stack, so the spec names no wrappers for ``gym.make`` to add around it. Read from
+        the env inside, not through ``PassiveEnvChecker.spec``, which deep-copies the spec and
+        gives None when its kwargs cannot be copied (an opponent holding a module, say)."""
+        spec = self.env.unwrapped.spec
         if spec is None:
             return None
         return replace(spec, additional_wrappers=(), order_enforce=False, disable_env_checker=True)

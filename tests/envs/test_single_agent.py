@@ -163,3 +163,19 @@ def test_make_vec_env_gives_maskable_ppo_its_masks() -> None:
     vec = make_vec_env("boardgym/TicTacToe-v0", n_envs=2, seed=0, env_kwargs={"seat": 1})
     vec.reset()
     assert get_action_masks(vec).sum(axis=1).tolist() == [8, 8]  # the opponent opened in both
+
+
+def test_an_opponent_that_cannot_be_copied_still_makes_an_env() -> None:
+    """gym.make checks the spec of what it built; an opponent holding a module (a policy, a
+    pool of checkpoints) cannot be deep-copied, and that must not lose the spec."""
+    import random as module
+
+    from boardgym.agents.random_agent import RandomAgent
+    from boardgym.games import make_game
+
+    opponent = RandomAgent(make_game("tictactoe"), seed=0)
+    opponent.holds = module  # type: ignore[attr-defined]
+    env = gym.make("boardgym/TicTacToe-v0", opponent=opponent, seat=0)
+    assert env.spec is not None and env.spec.kwargs["opponent"] is opponent
+    env.reset(seed=0)
+    assert env.action_masks().sum() == 9
