@@ -24,7 +24,9 @@ def test_a_tiny_run_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None
     assert "pgx" not in out.split("## tictactoe")[1]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("pgx") is None, reason="pgx is the bench extra: pip install -e '.[bench]'")
+@pytest.mark.skipif(
+    importlib.util.find_spec("pgx") is None, reason="pgx is not installed: pip install -e '.[dev]' (or '.[bench]')"
+)
 def test_pgx_plays_beside_ours(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "batched", "--games", "connect_four", *TINY]) == 0
     out = capsys.readouterr().out
