@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from boardgym.evaluate.records import record_of_match
-from boardgym.games import make_game
+from boardgym.games import GAMES, make_game
+from boardgym.web.app import _param_text
 from boardgym.web.replay import write_replay
 
 # (game, page parameters, players): small boards where the defaults make long games.
@@ -80,6 +81,37 @@ def test_a_whole_game_by_clicks(page: Any, live_server: Any, game: str, params: 
     assert page.locator("#moves tbody tr").count() > 0
     assert page.locator("#board .target").count() == 0  # nothing left to click
     assert page.text_content("#message") == "" and errors == []
+
+
+def created_params(page: Any) -> dict[str, Any]:
+    """Press New game and return the parameters of the game the server built."""
+    with page.expect_response(lambda r: r.url.endswith("/api/sessions") and r.request.method == "POST") as answer:
+        page.click("#new-game")
+    assert answer.value.status == 201, answer.value.text()
+    return dict(answer.value.json()["params"])
+
+
+def test_the_game_created_is_the_game_the_form_shows(page: Any, live_server: Any) -> None:
+    page.goto(live_server.url)
+    page.wait_for_selector("#game option[value='tictactoe']", state="attached")
+    for game in GAMES:
+        page.select_option("#game", game)
+        players = page.locator("#seats select").count()
+        for seat in range(players):
+            page.select_option(f"#seat{seat}", "human")
+        shown = {
+            name.removeprefix("param-"): value
+            for name, value in page.eval_on_selector_all(
+                "#params input", "inputs => inputs.map(input => [input.name, input.value])"
+            )
+        }
+        params = created_params(page)
+        for key, value in shown.items():
+            if value != "":
+                assert _param_text(params.get(key)) == value, (game, key, params)
+    page.select_option("#game", "blackbox")
+    page.fill("input[name='param-genome_length']", "30")
+    assert created_params(page) == {"instance": 5, "genome_length": 30}  # the form's instance, the typed length
 
 
 def message(page: Any, expected: str) -> str:

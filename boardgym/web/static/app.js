@@ -107,8 +107,10 @@ function readSetup() {
   const game = gameMeta($("game").value);
   const params = {};
   for (const param of game.params) {
+    // Every value the form shows goes to the server, so the game played is the game shown
+    // (a value left out would be the rules' own default, not the form's).
     const value = document.querySelector(`input[name="param-${param.name}"]`).value.trim();
-    if (value !== "" && value !== param.default) params[param.name] = value;
+    if (value !== "") params[param.name] = value;
   }
   const players = [];
   for (let seat = 0; seat < game.players; seat++) {
