@@ -17,6 +17,8 @@ TAKEN_ROW = "#d3f0dc"
 TAKEN = "#2b8a3e"
 NEW = "#343a40"
 OLD = "#ced4da"
+HINT = "Click a set's row to take it; the number at its right is how many uncovered elements it would cover."
+"""How a click makes a move (``boardgym.draw.click_hint``)."""
 
 
 def draw(game: SetCover, state: SetCoverState, history: Sequence[Action] = ()) -> Canvas:
@@ -101,3 +103,17 @@ def draw(game: SetCover, state: SetCoverState, history: Sequence[Action] = ()) -
     else:
         canvas.caption = f"{taken_count} set{plural} taken, {uncovered} of {elements} elements uncovered"
     return canvas
+
+
+def result(game: SetCover, state: SetCoverState) -> str:
+    """The finished puzzle in a sentence (``boardgym.draw.result_text``)."""
+    taken = state.taken.bit_count()
+    plural = "" if taken == 1 else "s"
+    (value,) = game.returns(state)
+    if state.covered != game.universe:
+        uncovered = (game.universe & ~state.covered).bit_count()
+        return f"not covered: {uncovered} of {game.problem_size} elements left with {taken} set{plural} taken"
+    return (
+        f"all {game.problem_size} elements covered with {taken} set{plural}: return {value:g} "
+        "(minus one per set taken; the fewer sets, the better)"
+    )
