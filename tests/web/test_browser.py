@@ -29,7 +29,21 @@ WHOLE_GAMES = [
     ("setcover", {"problem_size": "12", "num_sets": "10", "density": "0.3", "seed": "2"}, ["human"]),
     ("blackbox", {"instance": "2", "genome_length": "8"}, ["human"]),
 ]
-RESULTS = re.compile(r"^(you win|you lose|draw|finished: return -?[\d.]+)$")
+RESULTS = re.compile(
+    r"^(you win|you lose|draw|all 12 elements covered with \d+ sets?: return -\d+ \(minus one per set taken.*\)"
+    r"|genome of 8 loci set: return [\d.]+, its fitness for instance 2 .*)$"
+)
+# What the status line says the person plays, at the start of each game above.
+SIDES = {
+    "tictactoe": "You play X, moving first",
+    "connect_four": "You play O (yellow), moving second",
+    "nim": "You are player 0, moving first",
+    "quixo": "You play X, moving first",
+    "quarto": "You are player 0, moving first",
+    "hex": "You play White, moving second",
+    "rastros": "You play S (player 0), moving first",
+}
+ENDINGS = re.compile(r"( — you won| — you lost|draw.*)$")
 
 
 def start_game(page: Any, url: str, game: str, params: dict[str, str], players: list[str]) -> None:
@@ -76,8 +90,17 @@ def test_a_whole_game_by_clicks(page: Any, live_server: Any, game: str, params: 
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     start_game(page, live_server.url, game, params, players)
+    if game in SIDES:
+        assert page.text_content("#status .side") == SIDES[game]
+    else:  # a puzzle: no side to name
+        assert page.text_content("#status").startswith("Your move: ")
+    if game == "nim":  # a click takes more than the match clicked: the page says so
+        assert "every match to its right" in page.text_content("#play-hint")
     result = play_to_the_end(page, seed=len(game))
     assert RESULTS.match(result), result
+    status = page.text_content("#status")
+    assert ENDINGS.search(status) if game in SIDES else status == result, status
+    assert page.locator("#pause").is_hidden() or page.locator("#pause").is_disabled()
     assert page.locator("#moves tbody tr").count() > 0
     assert page.locator("#board .target").count() == 0  # nothing left to click
     assert page.text_content("#message") == "" and errors == []
@@ -128,6 +151,59 @@ def message(page: Any, expected: str) -> str:
     return page.text_content("#message")
 
 
+def test_the_first_screen_invites_to_play_and_disables_what_cannot_be_done(page: Any, live_server: Any) -> None:
+    page.goto(live_server.url)
+    page.wait_for_selector("#game option[value='tictactoe']", state="attached")
+    assert "press New game" in page.text_content("#board")
+    assert page.text_content("#status") == "No game yet"
+    assert page.is_disabled("#undo") and page.is_disabled("#pause") and page.is_disabled("#typed-move")
+    assert page.get_attribute("#download", "href") is None  # nothing to download (not the page itself)
+    page.select_option("#seat1", "random")
+    assert page.text_content("#invite-start") == "Start tictactoe: you vs random"
+    page.click("#invite-start")
+    page.wait_for_selector("#board svg .target", state="attached")
+    assert page.text_content("#status") == "You play X, moving first · Your move"
+    assert page.is_disabled("#undo")  # no move of the person's to take back yet
+    assert page.is_enabled("#pause") and page.get_attribute("#download", "href").endswith("/record")
+    with page.expect_response(lambda response: response.url.endswith("/agent")):
+        page.click("#board [data-action='4']")
+    page.wait_for_function("document.querySelectorAll('#moves tbody tr').length === 2")
+    assert page.text_content("#status") == "You play X, moving first · Your move"
+    assert page.is_enabled("#undo")
+
+
+def test_long_agent_names_leave_the_time_column_in_view(page: Any, live_server: Any) -> None:
+    spec = "mcts:simulations=20,c=1.41421356,rollouts=1"
+    page.goto(live_server.url)
+    page.wait_for_selector("#game option[value='tictactoe']", state="attached")
+    page.select_option("#seat0", "__other__")
+    page.fill("#seat0-spec", spec)
+    page.select_option("#seat1", "human")
+    page.click("#new-game")
+    page.wait_for_selector("#moves tbody tr td.time", state="attached")
+    assert page.text_content("#status .side") == "You play O, moving second"
+    cell = page.locator("#moves tbody tr td.time").first.bounding_box()
+    box = page.locator("#moves-box").bounding_box()
+    assert cell["x"] + cell["width"] <= box["x"] + box["width"] + 0.5
+    assert page.get_attribute("#moves tbody tr td.who", "title") == spec
+
+
+def test_the_agents_view_of_quarto_is_readable_and_set_cover_fits(page: Any, live_server: Any) -> None:
+    start_game(page, live_server.url, "quarto", {}, ["human", "mcts:simulations=300"])
+    with page.expect_response(lambda response: response.url.endswith("/agent")):
+        page.click("#board [data-action='16']")  # give piece 0: the agent places it, then chooses
+    page.wait_for_selector("#analysis svg .overlay", state="attached")
+    smallest = page.eval_on_selector(
+        "#analysis svg",
+        """svg => Math.min(...[...svg.querySelectorAll('text')].map(text =>
+            Number(text.getAttribute('font-size')) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width))""",
+    )
+    assert smallest >= 9, f"the analysis picture's smallest text is {smallest:.1f} px"
+    start_game(page, live_server.url, "setcover", {}, ["human"])  # 40 sets
+    last = page.locator("#board [data-action='39']").bounding_box()
+    assert last["y"] + last["height"] <= page.viewport_size["height"]
+
+
 def test_an_illegal_click_is_explained(page: Any, live_server: Any) -> None:
     start_game(page, live_server.url, "tictactoe", {}, ["human", "human"])
     with page.expect_response(lambda response: response.url.endswith("/move")):
@@ -165,6 +241,8 @@ def test_watching_two_agents_play(page: Any, live_server: Any) -> None:
     start_game(page, live_server.url, "connect_four", {}, ["random", "random"])
     page.wait_for_function("document.querySelector('#result').textContent !== ''", timeout=60_000)
     assert re.match(r"^(player [01] \(random\) wins|draw)$", page.text_content("#result"))
+    assert page.text_content("#status .side") == "random as X (red) vs random as O (yellow)"
+    assert page.is_disabled("#pause")
     assert page.locator("#moves tbody tr.agent").count() >= 7
 
 
