@@ -221,6 +221,14 @@ def test_an_illegal_click_is_explained(page: Any, live_server: Any) -> None:
 
 
 def test_undo_download_and_the_agents_analysis(page: Any, live_server: Any, tmp_path: Path) -> None:
+    changes: list[tuple[str, str, str | None]] = []  # every request that changes something is JSON
+    page.on(
+        "request",
+        lambda request: (
+            request.method != "GET"
+            and changes.append((request.method, request.url, request.headers.get("content-type")))
+        ),
+    )
     start_game(page, live_server.url, "tictactoe", {}, ["human", "mcts:simulations=300"])
     with page.expect_response(lambda response: response.url.endswith("/agent")):
         page.click("#board [data-action='4']")
@@ -235,6 +243,10 @@ def test_undo_download_and_the_agents_analysis(page: Any, live_server: Any, tmp_
         page.click("#undo")
     page.wait_for_function("document.querySelectorAll('#moves tbody tr').length === 0")
     assert page.locator("#board .target").count() == 9
+    with page.expect_response(lambda response: response.request.method == "DELETE"):
+        page.click("#new-game")  # the old game is deleted
+    assert {url.rsplit("/", 1)[-1] for _, url, _ in changes} >= {"sessions", "move", "agent", "undo"}
+    assert all(kind == "application/json" for _, _, kind in changes), changes
 
 
 def test_watching_two_agents_play(page: Any, live_server: Any) -> None:

@@ -14,9 +14,9 @@ let agentTimer = null;
 
 async function api(method, path, body) {
   const options = { method, headers: {} };
-  if (body !== undefined) {
+  if (method !== "GET") {  // every request that changes something is JSON, an empty object at least
     options.headers["content-type"] = "application/json";
-    options.body = JSON.stringify(body);
+    options.body = JSON.stringify(body ?? {});
   }
   const response = await fetch(path, options);
   let data;
