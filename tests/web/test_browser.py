@@ -270,10 +270,14 @@ def test_a_bad_spec_is_refused_on_the_page(page: Any, live_server: Any) -> None:
 def test_the_replay_page_steps_with_buttons_and_keys(page: Any, tmp_path: Path) -> None:
     game = make_game("connect_four")
     moves = [3, 3, 4, 4, 5, 5, 6]
-    path = write_replay(record_of_match(game, ["a", "b"], moves, [0.5] * 7, "test"), tmp_path / "replay.html")
+    record = record_of_match(game, ["a", "b"], moves, [0.0] + [0.5] * 6, "test", opening=1)
+    path = write_replay(record, tmp_path / "replay.html")
     page.goto(path.as_uri())
     assert page.text_content("#position") == "move 0 of 7"
+    assert page.text_content("#rows tr:nth-child(1) td.time") == "opening"  # the suite's move, not a's
+    assert page.text_content("#rows tr:nth-child(2) td.time") == "500 ms"
     page.keyboard.press("ArrowRight")
+    assert "1. d: an opening move, from the suite" in page.text_content("#details")
     page.keyboard.press("ArrowRight")
     assert page.text_content("#position") == "move 2 of 7"
     assert "2. b played d in 500 ms" in page.text_content("#details")
