@@ -12,6 +12,7 @@ from boardgym.games.setcover import SetCover, SetCoverState
 from boardgym.types import Action
 
 LABEL = 70
+MIN_WIDTH = 360  # room for the caption under a small instance
 MARGIN = 16
 TAKEN_ROW = "#d3f0dc"
 TAKEN = "#2b8a3e"
@@ -25,7 +26,7 @@ def draw(game: SetCover, state: SetCoverState, history: Sequence[Action] = ()) -
     elements, sets = game.problem_size, game.num_sets
     cell = max(6.0, min(26.0, 760.0 / elements, 860.0 / (sets + 1)))
     header = 26.0
-    width = LABEL + elements * cell + 54 + MARGIN
+    width = max(LABEL + elements * cell + 54 + MARGIN, MIN_WIDTH)
     top = MARGIN + header
     height = top + (sets + 1) * cell + 14 + MARGIN
     canvas = Canvas(width, height)
