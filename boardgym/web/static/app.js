@@ -195,7 +195,7 @@ function render() {
   $("board").innerHTML = view.svg;
   fitBoard();
   $("board").classList.toggle("waiting", !view.human_to_move || busy);
-  $("play-hint").textContent = view.hint || "";
+  $("play-hint").textContent = view.finished ? "" : view.hint || "";
   $("result").textContent = view.result || "";
   $("result").className = view.result === "you win" ? "win" : view.result === "you lose" ? "loss" : "";
   const rows = document.querySelector("#moves tbody");
@@ -248,7 +248,7 @@ function showStatus() {
   else side = view.players.map((player, seat) => `${player.label} as ${view.sides[seat]}`).join(" vs ");
   let turn;
   if (view.finished) {
-    if (puzzle) turn = view.result;
+    if (puzzle) turn = `Finished: ${view.status}`;  // the result line below says what the return means
     else if (humans.length === 1 && view.result === "you win") turn = `${view.status} — you won`;
     else if (humans.length === 1 && view.result === "you lose") turn = `${view.status} — you lost`;
     else turn = view.status;
