@@ -23,6 +23,7 @@ named by the game's ``drawing`` in ``boardgym.games.GAMES``; a game without one 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,35 @@ def rgb_array(game: Game, state: Any, history: Sequence[Action] = (), *, scale: 
     return png_to_rgb(png(game, state, history, scale=scale))
 
 
+def side_names(game: Game) -> tuple[str, ...]:
+    """What the picture calls each player (``("X", "O")``, ``("Black", "White")``): the
+    drawing module's ``SIDES``, else ``player 0``, ``player 1``, ..."""
+    sides = getattr(_drawing_module(game), "SIDES", None)
+    if isinstance(sides, tuple) and len(sides) == game.num_players:
+        return tuple(str(side) for side in sides)
+    return tuple(f"player {p}" for p in range(game.num_players))
+
+
+def click_hint(game: Game) -> str:
+    """How a move is made by clicking the picture, where that is not plain (Nim: a click takes
+    that match and every one to its right); the drawing module's ``HINT``, else ``""``."""
+    hint = getattr(_drawing_module(game), "HINT", "")
+    return hint if isinstance(hint, str) else ""
+
+
+def result_text(game: Game, state: Any) -> str:
+    """One sentence about a finished puzzle: what was achieved and what its return means (the
+    drawing module's ``result(game, state)``), else ``finished: return R``."""
+    describe = getattr(_drawing_module(game), "result", None)
+    if callable(describe):
+        return str(describe(game, state))
+    return "finished: return " + ", ".join(f"{r:g}" for r in game.returns(state))
+
+
+def _drawing_module(game: Game) -> Any:
+    return importlib.import_module(drawing_of(game).partition(":")[0])
+
+
 class Board:
     """One position's picture that shows itself in Jupyter (states are plain tuples, so
     ``show`` wraps them): ``draw.show(game, state)``. ``save(path)`` writes ``.svg`` or ``.png``."""
@@ -132,4 +162,17 @@ def show(
     return Board(game, state, history, overlay)
 
 
-__all__ = ["TEXT_DRAWING", "Board", "Canvas", "drawing_of", "picture", "png", "rgb_array", "show", "svg"]
+__all__ = [
+    "TEXT_DRAWING",
+    "Board",
+    "Canvas",
+    "click_hint",
+    "drawing_of",
+    "picture",
+    "png",
+    "result_text",
+    "rgb_array",
+    "show",
+    "side_names",
+    "svg",
+]

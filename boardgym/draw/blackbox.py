@@ -15,6 +15,8 @@ MARGIN = 18
 LABEL = 46
 ONE, ZERO, UNSET = "#343a40", "#f1f3f5", "#dee2e6"
 BEST = "#2b8a3e"
+HINT = "Click 0 or 1 to set the next locus; the return is the finished genome's fitness."
+"""How a click makes a move (``boardgym.draw.click_hint``)."""
 
 
 def draw(game: BlackBox, state: BlackBoxState, history: Sequence[Action] = ()) -> Canvas:
@@ -94,3 +96,12 @@ def draw(game: BlackBox, state: BlackBoxState, history: Sequence[Action] = ()) -
     else:
         canvas.caption = f"locus {state.length} of {length} next; fitness so far {score:.4f} (instance {game.instance})"
     return canvas
+
+
+def result(game: BlackBox, state: BlackBoxState) -> str:
+    """The finished genome in a sentence (``boardgym.draw.result_text``)."""
+    (value,) = game.returns(state)
+    return (
+        f"genome of {game.genome_length} loci set: return {value:.4f}, its fitness for instance {game.instance} "
+        "(1 is the best possible when the instance divides the length)"
+    )

@@ -26,6 +26,8 @@ FRAME = "#2456a6"
 HOLE = "#f3efe4"
 DISCS = ("#d63a2f", "#f2c200")
 NAMES = ("red", "yellow")
+SIDES = ("X (red)", "O (yellow)")
+"""The players as the picture names them (``boardgym.draw.side_names``)."""
 
 
 def draw(game: ConnectFour, state: ConnectFourState, history: Sequence[Action] = ()) -> Canvas:

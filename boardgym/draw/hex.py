@@ -17,6 +17,8 @@ CELL_FILL = "#ead9b3"
 BACKGROUND = "#d9d3c5"  # darker than the other boards, so that White's edges show
 STONES = ("#1d1d1d", "#fafafa")
 NAMES = ("Black", "White")
+SIDES = NAMES
+"""The players as the picture names them (``boardgym.draw.side_names``)."""
 
 
 def draw(game: Hex, state: HexState, history: Sequence[Action] = ()) -> Canvas:

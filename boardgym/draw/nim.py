@@ -15,6 +15,8 @@ LABEL = 86
 MARGIN = 18
 STICK = "#d9b26f"
 HEAD = "#c0392b"
+HINT = "Click a match to take it and every match to its right in that heap (the row's number counts what is left)."
+"""How a click makes a move (``boardgym.draw.click_hint``)."""
 
 
 def draw(game: Nim, state: NimState, history: Sequence[Action] = ()) -> Canvas:

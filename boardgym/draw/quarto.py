@@ -20,6 +20,8 @@ MARGIN = 34
 SLOT = 60
 PANEL = MARGIN + 4 * CELL + 40  # x of the right-hand panel
 DARK, LIGHT = "#7a4a2a", "#f1ddb0"
+HINT = "A turn is two clicks: place the piece in hand on an empty cell, then choose the piece your opponent places."
+"""How a click makes a move (``boardgym.draw.click_hint``)."""
 ATTRIBUTES = (("tall", "short"), ("dark", "light"), ("square", "round"), ("hollow", "solid"))
 
 
@@ -81,7 +83,7 @@ def draw(game: Quarto, state: QuartoState, history: Sequence[Action] = ()) -> Ca
         if state.available >> piece & 1:
             draw_piece(canvas, x + (SLOT - 4) / 2, y + (SLOT - 4) / 2, piece, SLOT - 4)
         else:
-            canvas.text(x + (SLOT - 4) / 2, y + (SLOT - 4) / 2, f"p{piece}", size=11, fill="#c5bba5")
+            canvas.text(x + (SLOT - 4) / 2, y + (SLOT - 4) / 2, f"p{piece}", size=14, fill="#9a8f78")
     canvas.text(
         MARGIN - 8,
         canvas.height - 18,

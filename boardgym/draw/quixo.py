@@ -18,6 +18,8 @@ BORDER_BAND = "#e4dccb"
 CUBE = "#f7f1e3"
 TAKEABLE = "#1f9e89"
 MARKS = ("#c0392b", "#1f5fa8")
+SIDES = ("X", "O")
+"""The players as the picture names them (``boardgym.draw.side_names``)."""
 _DIRECTIONS = {"T": (0, -1), "B": (0, 1), "L": (-1, 0), "R": (1, 0)}
 
 

@@ -14,6 +14,8 @@ CELL = 58
 MARGIN = 34
 GOAL_COLOURS = ("#e8590c", "#1c7ed6")  # S, N
 NAMES = ("S", "N")
+SIDES = ("S (player 0)", "N (player 1)")
+"""The players as the picture names them (``boardgym.draw.side_names``)."""
 
 
 def draw(game: Rastros, state: RastrosState, history: Sequence[Action] = ()) -> Canvas:

@@ -12,18 +12,21 @@ from boardgym.games.setcover import SetCover, SetCoverState
 from boardgym.types import Action
 
 LABEL = 70
+MIN_WIDTH = 360  # room for the caption under a small instance
 MARGIN = 16
 TAKEN_ROW = "#d3f0dc"
 TAKEN = "#2b8a3e"
 NEW = "#343a40"
 OLD = "#ced4da"
+HINT = "Click a set's row to take it; the number at its right is how many uncovered elements it would cover."
+"""How a click makes a move (``boardgym.draw.click_hint``)."""
 
 
 def draw(game: SetCover, state: SetCoverState, history: Sequence[Action] = ()) -> Canvas:
     elements, sets = game.problem_size, game.num_sets
     cell = max(6.0, min(26.0, 760.0 / elements, 860.0 / (sets + 1)))
     header = 26.0
-    width = LABEL + elements * cell + 54 + MARGIN
+    width = max(LABEL + elements * cell + 54 + MARGIN, MIN_WIDTH)
     top = MARGIN + header
     height = top + (sets + 1) * cell + 14 + MARGIN
     canvas = Canvas(width, height)
@@ -101,3 +104,17 @@ def draw(game: SetCover, state: SetCoverState, history: Sequence[Action] = ()) -
     else:
         canvas.caption = f"{taken_count} set{plural} taken, {uncovered} of {elements} elements uncovered"
     return canvas
+
+
+def result(game: SetCover, state: SetCoverState) -> str:
+    """The finished puzzle in a sentence (``boardgym.draw.result_text``)."""
+    taken = state.taken.bit_count()
+    plural = "" if taken == 1 else "s"
+    (value,) = game.returns(state)
+    if state.covered != game.universe:
+        uncovered = (game.universe & ~state.covered).bit_count()
+        return f"not covered: {uncovered} of {game.problem_size} elements left with {taken} set{plural} taken"
+    return (
+        f"all {game.problem_size} elements covered with {taken} set{plural}: return {value:g} "
+        "(minus one per set taken; the fewer sets, the better)"
+    )

@@ -13,6 +13,8 @@ CELL = 90
 MARGIN = 34
 X_COLOUR = "#c0392b"
 O_COLOUR = "#1f5fa8"
+SIDES = ("X", "O")
+"""The players as the picture names them (``boardgym.draw.side_names``)."""
 
 
 def draw(game: TicTacToe, state: TicTacToeState, history: Sequence[Action] = ()) -> Canvas:

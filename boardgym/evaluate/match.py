@@ -20,6 +20,7 @@ from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
 from boardgym.evaluate.ratings import wilson_interval
 from boardgym.game import Game
+from boardgym.runs import jsonable
 from boardgym.types import Action, BoardgymError, IllegalActionError
 
 DRAW = -1
@@ -35,9 +36,10 @@ class MatchRecord:
     ``first_player`` the seat that moved first; ``moves_per_seat[seat]`` and
     ``seconds_per_move[seat]`` how often and how long on average that seat's agent thought;
     ``moves`` the actions in order (empty when played with ``record_moves=False``);
-    ``move_seconds`` each move's thinking time (only when played with ``record_times=True``;
-    0 for the opening's moves); ``opening`` how many of the first moves came from an opening
-    suite rather than from the agents.
+    ``move_seconds`` each move's thinking time and ``move_infos`` what the agent reported
+    about it (its ``last_info``: value, visits, depth...; both only when played with
+    ``record_times=True``; 0 and ``{}`` for the opening's moves); ``opening`` how many of the
+    first moves came from an opening suite rather than from the agents.
     """
 
     agents: tuple[str, ...]
@@ -51,6 +53,7 @@ class MatchRecord:
     truncated: bool = False
     move_seconds: tuple[float, ...] = ()
     opening: int = 0
+    move_infos: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +68,7 @@ class MatchRecord:
             "truncated": self.truncated,
             **({"move_seconds": list(self.move_seconds)} if self.move_seconds else {}),
             **({"opening": self.opening} if self.opening else {}),
+            **({"move_infos": list(self.move_infos)} if any(self.move_infos) else {}),
         }
 
     @classmethod
@@ -81,6 +85,7 @@ class MatchRecord:
             truncated=bool(values.get("truncated", False)),
             move_seconds=tuple(float(t) for t in values.get("move_seconds", ())),
             opening=int(values.get("opening", 0)),
+            move_infos=tuple(info if isinstance(info, dict) else {} for info in values.get("move_infos", ())),
         )
 
 
@@ -141,7 +146,7 @@ def play_match(
     ``make_agent``. Each agent is reset with ``game_seed(seed, index, seat)`` first and told
     the outcome through ``observe_outcome`` at the end, if it has that method. The moves of
     ``opening`` (from an opening suite, ``boardgym.evaluate.openings``) are played first, for
-    no agent.
+    no agent. ``record_times`` keeps each move's time and the agent's ``last_info`` after it.
     """
     if len(agents) != game.num_players:
         raise BoardgymError(f"{game.name} needs {game.num_players} agent(s), got {len(agents)}: {list(agents)}")
@@ -154,12 +159,14 @@ def play_match(
     counts = [0] * len(players)
     moves: list[Action] = []
     times: list[float] = []
+    infos: list[dict[str, Any]] = []
     state = game.initial_state()
     first_player = game.current_player(state)
     for action in opening:
         state = game.apply(state, action)
         moves.append(int(action))
         times.append(0.0)
+        infos.append({})
     if game.is_terminal(state) and opening:
         raise BoardgymError(f"the opening {list(opening)} ends the game; an opening must leave moves to play")
     clock = time.perf_counter
@@ -170,6 +177,8 @@ def play_match(
         took = clock() - started
         thinking[seat] += took
         times.append(took)
+        if record_times:
+            infos.append(_reported(players[seat]))
         counts[seat] += 1
         try:
             state = game.apply(state, action)
@@ -195,6 +204,7 @@ def play_match(
         truncated=game.is_truncated(state),
         move_seconds=tuple(times) if record_times else (),
         opening=len(opening),
+        move_infos=tuple(infos) if record_times else (),
     )
 
 
@@ -234,6 +244,15 @@ def play_games(game: Game, agent_a: str | Agent, agent_b: str | Agent, n: int, s
         mean_length=total_moves / n,
         seconds_per_move=(thinking[0] / max(counts[0], 1), thinking[1] / max(counts[1], 1)),
     )
+
+
+def _reported(agent: Agent) -> dict[str, Any]:
+    """The agent's ``last_info`` as plain JSON values; ``{}`` where it has none or it holds
+    something JSON cannot carry."""
+    try:
+        return dict(jsonable(dict(getattr(agent, "last_info", None) or {})))
+    except (TypeError, ValueError):
+        return {}
 
 
 def _winner(returns: tuple[float, ...]) -> int:

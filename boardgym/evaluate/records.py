@@ -11,13 +11,16 @@ A record file (``"format": "boardgym-game-v1"``)::
 
 ``action`` is what counts; ``move`` (the typed form) and ``player`` are there for people and
 are recomputed on reading. ``seconds`` may be null where nobody timed the move, ``info`` is
-the agent's ``last_info`` (see ``boardgym.agents.base``), ``returns`` is null for a game
-that has not ended.
+the agent's ``last_info`` (see ``boardgym.agents.base``: its search figures, value, visits,
+depth), ``returns`` is null for a game that has not ended. A game of a tournament with an
+opening suite has ``"opening": k``: its first ``k`` moves came from the suite, not from the
+agents (each is marked ``"opening": true``, with no time).
 
 ``load_record`` reads such a file, or one game of a tournament's ``results.jsonl`` (with the
 ``tournament.json`` beside it for the game and its parameters): ``boardgym evaluate
 --save-games N`` records the per-move times of the first N games there and writes each of
-them to ``games/game-<index>.json`` in the run folder.
+them, with what the agents reported about each move, to ``games/game-<index>.json`` in the
+run folder.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ RECORD_FORMAT = "boardgym-game-v1"
 @dataclass(frozen=True)
 class GameRecord:
     """One game (see the module docstring for the file). ``seconds[i]`` and ``infos[i]``
-    belong to ``moves[i]``; both tuples are as long as ``moves``."""
+    belong to ``moves[i]``; both tuples are as long as ``moves``. The first ``opening``
+    moves came from an opening suite."""
 
     game: str
     params: dict[str, Any]
@@ -50,6 +54,7 @@ class GameRecord:
     infos: tuple[dict[str, Any], ...] = ()
     returns: tuple[float, ...] | None = None
     title: str = ""
+    opening: int = 0
 
     def __post_init__(self) -> None:
         if not self.seconds:
@@ -58,6 +63,10 @@ class GameRecord:
             object.__setattr__(self, "infos", ({},) * len(self.moves))
         if len(self.seconds) != len(self.moves) or len(self.infos) != len(self.moves):
             raise BoardgymError("a game record needs one time and one info entry per move")
+        if not 0 <= self.opening <= len(self.moves):
+            raise BoardgymError(
+                f"a game record's opening ({self.opening} moves) must be 0 to its {len(self.moves)} moves"
+            )
 
     def make_game(self) -> Game:
         return make_game(self.game, **self.params)
@@ -87,8 +96,10 @@ class GameRecord:
                 "action": int(action),
                 "move": game.action_to_str(states[i], action),
                 "player": int(game.current_player(states[i])),
-                "seconds": self.seconds[i],
+                "seconds": None if i < self.opening else self.seconds[i],
             }
+            if i < self.opening:
+                move["opening"] = True
             if self.infos[i]:
                 move["info"] = jsonable(self.infos[i])
             moves.append(move)
@@ -102,6 +113,7 @@ class GameRecord:
             "params": jsonable(self.params),
             "players": list(self.players),
             "title": self.title,
+            **({"opening": self.opening} if self.opening else {}),
             "moves": moves,
             "returns": None if returns is None else list(returns),
             "result": _result(game, final),
@@ -144,6 +156,9 @@ class GameRecord:
             seconds.append(None if time is None else float(time))
             infos.append(info if isinstance(info, dict) else {})
         returns = values.get("returns")
+        opening = values.get("opening", 0)
+        if isinstance(opening, bool) or not isinstance(opening, int) or not 0 <= opening <= len(actions):
+            raise BoardgymError(f"{source}: 'opening' must be a number of moves from 0 to {len(actions)}")
         record = cls(
             game,
             {key: tuple(v) if isinstance(v, list) else v for key, v in params.items()},
@@ -153,6 +168,7 @@ class GameRecord:
             tuple(infos),
             None if not isinstance(returns, list) else tuple(float(r) for r in returns),
             str(values.get("title", "")),
+            opening,
         )
         record.positions()  # the moves must be legal
         return record
@@ -176,11 +192,27 @@ def load_record(path: Path | str, index: int | None = None) -> GameRecord:
 
 
 def record_of_match(
-    game: Game, players: Sequence[str], moves: Sequence[Action], seconds: Sequence[float] = (), title: str = ""
+    game: Game,
+    players: Sequence[str],
+    moves: Sequence[Action],
+    seconds: Sequence[float] = (),
+    title: str = "",
+    *,
+    infos: Sequence[dict[str, Any]] = (),
+    opening: int = 0,
 ) -> GameRecord:
-    """A record of a game played with ``game`` (its name and parameters are kept)."""
+    """A record of a game played with ``game`` (its name and parameters are kept); ``infos``
+    what the agents reported about each move, ``opening`` how many first moves came from an
+    opening suite."""
     return GameRecord(
-        game.name, dict(game.params()), tuple(players), tuple(int(a) for a in moves), tuple(seconds), title=title
+        game.name,
+        dict(game.params()),
+        tuple(players),
+        tuple(int(a) for a in moves),
+        tuple(seconds),
+        tuple(dict(info) for info in infos),
+        title=title,
+        opening=opening,
     )
 
 
@@ -208,6 +240,9 @@ def _from_results(path: Path, index: int | None) -> GameRecord:
     if line.get("num_moves") and not moves:
         raise BoardgymError(f"game {index} of {str(path)!r} was played without recording its moves")
     times = line.get("move_seconds") or [None] * len(moves)
+    infos = line.get("move_infos") or []
+    if len(infos) != len(moves):
+        infos = [{}] * len(moves)
     params = {key: tuple(v) if isinstance(v, list) else v for key, v in settings.get("game_params", {}).items()}
     return GameRecord(
         settings["game"],
@@ -215,7 +250,9 @@ def _from_results(path: Path, index: int | None) -> GameRecord:
         tuple(line["agents"]),
         tuple(int(a) for a in moves),
         tuple(times),
+        tuple(info if isinstance(info, dict) else {} for info in infos),
         title=f"{path.parent.name}, game {index}",
+        opening=min(int(line.get("opening", 0)), len(moves)),
     )
 
 

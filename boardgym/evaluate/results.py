@@ -7,9 +7,10 @@ interrupted run keeps its games and ``resume=True`` plays only the missing ones
 (``previous_games``). A resume with other settings is refused; asking for more games per
 pairing extends a finished tournament: the first rounds keep their indices and seeds. A line
 torn by a kill in the middle of a write is dropped, and the file rewritten without it, when the
-run is resumed. With ``save_games=N`` the games of index below N also keep each move's time,
-and each is written as a game record to ``games/game-<index>.json`` (``boardgym replay`` reads
-both).
+run is resumed. With ``save_games=N`` the games of index below N also keep each move's time
+and what its agent reported about it (value, visits...), and each is written as a game record
+to ``games/game-<index>.json`` (``boardgym replay`` reads both), its opening-suite moves
+marked as the opening.
 """
 
 from __future__ import annotations
@@ -139,6 +140,6 @@ def _read_results(path: Path) -> tuple[list[PlayedGame], int]:
 def _save_game(out_dir: Path, game: Game, played: PlayedGame) -> None:
     record = played.record
     title = f"{out_dir.name}, game {played.index}"
-    record_of_match(game, record.agents, record.moves, record.move_seconds, title).save(
-        out_dir / "games" / f"game-{played.index}.json"
-    )
+    record_of_match(
+        game, record.agents, record.moves, record.move_seconds, title, infos=record.move_infos, opening=record.opening
+    ).save(out_dir / "games" / f"game-{played.index}.json")

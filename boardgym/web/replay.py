@@ -1,8 +1,9 @@
 """Self-contained HTML replays of game records: ``boardgym replay FILE.json|results.jsonl``.
 
 The page holds every position's picture (``boardgym.draw``, last move marked), the moves with
-their times and what the agents found (value, simulations), buttons and keys to step through
-them; it loads nothing from anywhere, so it can be mailed or opened from disk.
+their times and what the agents found (value, simulations), the moves of an opening suite
+marked as the opening rather than as the agents', buttons and keys to step through them; it
+loads nothing from anywhere, so it can be mailed or opened from disk.
 """
 
 from __future__ import annotations
@@ -27,16 +28,20 @@ def replay_html(record: GameRecord) -> str:
     moves = []
     for i, action in enumerate(record.moves):
         player = game.current_player(states[i])
+        opening = i < record.opening
         moves.append(
             {
                 "number": i + 1,
                 "player_name": player_name(record.players, player),
                 "move": game.action_to_str(states[i], action),
-                "seconds": record.seconds[i],
+                "seconds": None if opening else record.seconds[i],
                 "info": info_text(record.infos[i]),
+                "opening": opening,
             }
         )
     players = " vs ".join(f"{name} (player {seat})" for seat, name in enumerate(record.players))
+    if record.opening:
+        players += f"; the first {record.opening} moves from the opening suite"
     params = ", ".join(f"{key}={value}" for key, value in game.params().items())
     data = {
         "title": f"{game.name}" + (f" ({params})" if params else "") + (f": {record.title}" if record.title else ""),

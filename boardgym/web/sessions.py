@@ -143,6 +143,8 @@ class Session:
             "game": game.name,
             "params": jsonable(game.params()),
             "players": [{"label": seat.label, "human": seat.human} for seat in self.seats],
+            "sides": list(draw.side_names(game)),
+            "hint": draw.click_hint(game),
             "svg": picture.svg(),
             "status": picture.caption,
             "to_move": mover,
@@ -171,7 +173,7 @@ class Session:
             return None
         returns = self.game.returns(self.state)
         if len(returns) == 1:
-            return f"finished: return {returns[0]:g}"
+            return draw.result_text(self.game, self.state)
         humans = [seat for seat, s in enumerate(self.seats) if s.human]
         best = max(returns)
         winners = [p for p, r in enumerate(returns) if r == best]

@@ -246,3 +246,11 @@ def test_drawing_loads_without_gymnasium_or_torch() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == ""
+
+
+def test_a_small_set_cover_leaves_room_for_its_caption() -> None:
+    game = make_game("setcover", sets="0 1;1 2;2 3")
+    state = game.apply(game.apply(game.initial_state(), 0), 2)
+    canvas = draw.picture(game, state)
+    assert canvas.caption == "all 4 elements covered with 2 sets"
+    assert canvas.width >= 0.6 * 15 * len(canvas.caption)  # the caption's font is 15 units, a letter ~0.6 of it

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from boardgym.evaluate.match import play_match
 from boardgym.evaluate.records import RECORD_FORMAT, GameRecord, load_record, record_of_match
 from boardgym.evaluate.tournament import RESULTS_FILE, run_tournament
 from boardgym.types import BoardgymError
+from boardgym.web.replay import replay_html
 
 
 def test_a_record_round_trips_with_typed_moves_and_result(tmp_path: Path) -> None:
@@ -108,6 +110,35 @@ def test_save_games_writes_records_of_the_first_games(tmp_path: Path) -> None:
         load_record(tmp_path / RESULTS_FILE, 7)
     with pytest.raises(BoardgymError, match="save_games=-1"):
         run_tournament("tictactoe", ["random", "random"], 1, out_dir=tmp_path / "x", progress=False, save_games=-1)
+
+
+def test_saved_games_carry_the_search_figures_and_mark_the_opening(tmp_path: Path) -> None:
+    run_tournament(
+        "tictactoe",
+        ["random", "mcts:simulations=20"],
+        2,
+        seed=1,
+        out_dir=tmp_path,
+        progress=False,
+        save_games=1,
+        openings="on",
+        opening_plies=2,
+    )
+    saved = json.loads((tmp_path / "games" / "game-0.json").read_text())
+    assert saved["opening"] == 2
+    assert [move.get("opening", False) for move in saved["moves"][:3]] == [True, True, False]
+    assert [move["seconds"] for move in saved["moves"][:2]] == [None, None]
+    mcts = saved["players"].index("mcts:simulations=20")
+    searched = [move for move in saved["moves"][2:] if move["player"] == mcts]
+    assert searched and all(move["info"]["simulations"] == 20 and move["info"]["visits"] for move in searched)
+    assert all("info" not in move for move in saved["moves"] if move["player"] != mcts)  # random reports nothing
+    record = load_record(tmp_path / "games" / "game-0.json")
+    from_results = load_record(tmp_path / RESULTS_FILE, 0)
+    assert record.opening == from_results.opening == 2 and record.infos == from_results.infos
+    data = json.loads(re.search(r"const DATA = (.*);\n", replay_html(record)).group(1))
+    assert [move["opening"] for move in data["moves"][:3]] == [True, True, False]
+    assert data["moves"][0]["seconds"] is None and "opening suite" in data["subtitle"]
+    assert any("20 simulations" in data["moves"][i]["info"] for i in range(2, len(data["moves"])))
 
 
 def test_evaluate_cli_save_games_and_replay(tmp_path: Path, monkeypatch, capsys) -> None:

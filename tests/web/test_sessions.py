@@ -98,6 +98,28 @@ def test_view_shows_the_last_agent_search_over_its_board() -> None:
     assert view["moves"][1]["by"] == "mcts" and view["moves"][1]["seconds"] == 0.25
 
 
+def test_view_names_the_sides_and_how_a_click_moves() -> None:
+    store = SessionStore()
+    you = Seat("you", None)
+    four = store.add(make_game("connect_four"), (Seat("random", "random"), you), seed=0).view()
+    assert four["sides"] == ["X (red)", "O (yellow)"] and four["hint"] == ""
+    nim = store.add(make_game("nim"), (you, Seat("random", "random")), seed=0).view()
+    assert nim["sides"] == ["player 0", "player 1"] and "every match to its right" in nim["hint"]
+
+
+def test_a_finished_puzzle_says_what_its_return_means() -> None:
+    session = SessionStore().add(make_game("setcover", sets="0 1;1 2;2 3"), (Seat("you", None),), seed=0)
+    for action in (0, 2):
+        session.play(action, seconds=None, info={}, by_agent=False)
+    assert session.view()["result"] == (
+        "all 4 elements covered with 2 sets: return -2 (minus one per set taken; the fewer sets, the better)"
+    )
+    session = SessionStore().add(make_game("blackbox", instance=2, genome_length=4), (Seat("you", None),), seed=0)
+    for action in (1, 1, 1, 1):
+        session.play(action, seconds=None, info={}, by_agent=False)
+    assert session.view()["result"].startswith("genome of 4 loci set: return 1.0000, its fitness for instance 2")
+
+
 def test_store_bounds_the_number_of_games_and_drops_idle_ones() -> None:
     store = SessionStore(limit=2, idle_seconds=0.05)
     game = make_game("nim", heaps=(1,))

@@ -14,9 +14,9 @@ let agentTimer = null;
 
 async function api(method, path, body) {
   const options = { method, headers: {} };
-  if (body !== undefined) {
+  if (method !== "GET") {  // every request that changes something is JSON, an empty object at least
     options.headers["content-type"] = "application/json";
-    options.body = JSON.stringify(body);
+    options.body = JSON.stringify(body ?? {});
   }
   const response = await fetch(path, options);
   let data;
@@ -103,12 +103,22 @@ function buildSetup(preset) {
   }
 }
 
+// The invitation's button says which game it starts.
+function describeSetup(event) {
+  if (event && event.target === $("game")) return;  // the form is rebuilt first; its change comes next
+  const body = readSetup();
+  const players = body.players.map((player) => (player === "human" ? "you" : player || "?"));
+  $("invite-start").textContent = `Start ${body.game}: ${players.join(" vs ")}`;
+}
+
 function readSetup() {
   const game = gameMeta($("game").value);
   const params = {};
   for (const param of game.params) {
+    // Every value the form shows goes to the server, so the game played is the game shown
+    // (a value left out would be the rules' own default, not the form's).
     const value = document.querySelector(`input[name="param-${param.name}"]`).value.trim();
-    if (value !== "" && value !== param.default) params[param.name] = value;
+    if (value !== "") params[param.name] = value;
   }
   const players = [];
   for (let seat = 0; seat < game.players; seat++) {
@@ -133,7 +143,7 @@ async function newGame() {
     if (old) api("DELETE", `/api/sessions/${old.id}`).catch(() => {});
     render();
   } catch (error) {
-    $("status").textContent = old ? old.status : "";
+    if (old) showStatus(); else $("status").textContent = "No game yet";
     message(error.message);
   }
 }
@@ -166,13 +176,7 @@ async function agentMove() {
   busy = true;
   $("board").classList.add("waiting");
   const id = view.id;
-  const mover = view.players[view.to_move].label;
-  $("status").innerHTML = "";
-  $("status").append(view.status + " ");
-  const thinking = document.createElement("span");
-  thinking.className = "thinking";
-  thinking.textContent = `(${mover} is thinking…)`;
-  $("status").appendChild(thinking);
+  showStatus();
   try {
     const next = await api("POST", `/api/sessions/${id}/agent`);
     if (view && view.id === id) view = next;
@@ -187,11 +191,11 @@ async function agentMove() {
 
 function render() {
   if (!view) return;
+  showStatus();  // first: the status line's height moves the board
   $("board").innerHTML = view.svg;
-  const svg = $("board").querySelector("svg");
-  if (svg) svg.style.width = `${Math.min(760, 1.45 * svg.width.baseVal.value)}px`;  // small boards grow
+  fitBoard();
   $("board").classList.toggle("waiting", !view.human_to_move || busy);
-  $("status").textContent = view.status;
+  $("play-hint").textContent = view.finished ? "" : view.hint || "";
   $("result").textContent = view.result || "";
   $("result").className = view.result === "you win" ? "win" : view.result === "you lose" ? "loss" : "";
   const rows = document.querySelector("#moves tbody");
@@ -199,9 +203,10 @@ function render() {
   for (const move of view.moves) {
     const row = document.createElement("tr");
     if (move.seconds !== null) row.className = "agent";
-    for (const [text, cls] of [[move.number, ""], [move.by, ""], [move.move, ""], [seconds(move.seconds), "time"]]) {
+    for (const [text, cls] of [[move.number, ""], [move.by, "who"], [move.move, ""], [seconds(move.seconds), "time"]]) {
       const cell = document.createElement("td");
       cell.textContent = text;
+      cell.title = String(text);  // a long agent name is cut short in the table: the whole of it on hover
       if (cls) cell.className = cls;
       row.appendChild(cell);
     }
@@ -209,12 +214,82 @@ function render() {
   }
   $("moves-box").scrollTop = $("moves-box").scrollHeight;
   renderAnalysis(view.analysis);
-  $("download").href = `/api/sessions/${view.id}/record`;
-  $("undo").disabled = view.moves.length === 0;
-  const agents = view.players.some((player) => !player.human);
-  $("pause").style.display = agents ? "" : "none";
-  $("pause").textContent = paused ? "Resume" : "Pause";
+  setControls();
   if (!view.finished && !view.human_to_move && !paused) scheduleAgent();
+}
+
+// The board as large as its column allows (small boards grow), but never taller than the
+// window below it, so that the last row of a tall picture (set cover's sets) needs no scrolling.
+function fitBoard() {
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  const width = svg.width.baseVal.value;
+  const height = svg.height.baseVal.value;
+  const top = $("board").getBoundingClientRect().top + window.scrollY;
+  const room = Math.max(300, window.innerHeight - top - 70);  // the controls stay in view too
+  svg.style.width = `${Math.min(760, 1.45 * width, (room * width) / height)}px`;
+}
+
+function ordinal(seat) {
+  return ["first", "second", "third", "fourth"][seat] || `number ${seat + 1}`;
+}
+
+// The status line: which side the person plays, then whose move it is (or how it ended).
+function showStatus() {
+  const humans = view.players.flatMap((player, seat) => (player.human ? [seat] : []));
+  const puzzle = view.players.length === 1;
+  let side;
+  if (puzzle) side = humans.length ? "" : `Watching ${view.players[0].label}`;
+  else if (humans.length === 1) {
+    const name = view.sides[humans[0]];
+    side = `${name.startsWith("player ") ? "You are" : "You play"} ${name}, moving ${ordinal(humans[0])}`;
+  }
+  else if (humans.length > 1) side = "You play both sides";
+  else side = view.players.map((player, seat) => `${player.label} as ${view.sides[seat]}`).join(" vs ");
+  let turn;
+  if (view.finished) {
+    if (puzzle) turn = `Finished: ${view.status}`;  // the result line below says what the return means
+    else if (humans.length === 1 && view.result === "you win") turn = `${view.status} — you won`;
+    else if (humans.length === 1 && view.result === "you lose") turn = `${view.status} — you lost`;
+    else turn = view.status;
+  } else if (view.human_to_move) {
+    if (puzzle) turn = `Your move: ${view.status}`;
+    else if (humans.length === 1) turn = "Your move";
+    else turn = `${view.sides[view.to_move]} to move`;
+  } else {
+    const mover = view.players[view.to_move].label;
+    turn = paused ? `${mover} to move (paused: press Resume)` : `${mover} is thinking…`;
+  }
+  const status = $("status");
+  status.innerHTML = "";
+  if (side) {
+    const part = document.createElement("span");
+    part.className = "side";
+    part.textContent = side;
+    status.append(part, " · ");
+  }
+  const part = document.createElement("span");
+  part.className = view.finished || view.human_to_move || paused ? "turn" : "turn thinking";
+  part.textContent = turn;
+  status.append(part);
+}
+
+// Buttons are enabled only where they can do something.
+function setControls() {
+  const agents = view.players.some((player) => !player.human);
+  const watching = !view.players.some((player) => player.human);
+  const mine = view.moves.some((move) => view.players[move.player].human);
+  $("undo").disabled = busy || !(watching ? view.moves.length > 0 : mine);
+  $("pause").hidden = !agents;
+  $("pause").disabled = view.finished;
+  $("pause").textContent = paused && !view.finished ? "Resume" : "Pause";
+  const download = $("download");
+  download.href = `/api/sessions/${view.id}/record`;
+  download.removeAttribute("aria-disabled");
+  download.title = "the game so far as JSON (boardgym replay reads it)";
+  const typing = !view.human_to_move;
+  $("typed-move").disabled = typing;
+  $("typed").querySelector("button").disabled = typing;
 }
 
 function renderAnalysis(analysis) {
@@ -302,7 +377,12 @@ $("pause").addEventListener("click", () => {
 });
 
 $("new-game").addEventListener("click", newGame);
-$("game").addEventListener("change", () => buildSetup(new URLSearchParams()));
+$("invite-start").addEventListener("click", newGame);
+window.addEventListener("resize", () => { if (view) fitBoard(); });
+$("game").addEventListener("change", () => {
+  buildSetup(new URLSearchParams());
+  describeSetup();
+});
 
 async function start() {
   meta = await api("GET", "/api/meta");
@@ -311,6 +391,9 @@ async function start() {
   if (preset.get("game") && gameMeta(preset.get("game"))) $("game").value = preset.get("game");
   buildSetup(preset);
   if (preset.get("seed")) $("seed").value = preset.get("seed");
+  describeSetup();
+  $("setup").addEventListener("change", describeSetup);
+  $("setup").addEventListener("input", describeSetup);
   if (preset.get("start")) newGame();
 }
 
