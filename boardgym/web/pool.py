@@ -13,8 +13,9 @@ Fair shares: each ``client`` (a visitor of the page) has at most ``client_runnin
 thinking and ``client_waiting`` more waiting (more is refused, HTTP 429), and a free worker
 goes to the waiting clients in turn (round-robin), not to the oldest request, so that one
 visitor's flood of long searches delays another's move by at most one move of each client
-ahead in the round. Each worker's address space is capped (``memory_mb``, RLIMIT_AS): a
-search that outgrows it fails with one sentence and its worker is replaced. A worker ends
+ahead in the round. Each worker's address space is capped (``memory_mb``, RLIMIT_AS, and
+the server ends a worker that reaches it, where /proc shows it): a search that outgrows it
+fails with one sentence and its worker is replaced. A worker ends
 itself when the server's process is gone (its pipe closes or its parent changes), even in
 the middle of a search.
 
@@ -53,6 +54,8 @@ MEMORY_MB = 2048  # a worker's address space (torch alone maps about 650 MB of i
 CLIENT_RUNNING = 1
 CLIENT_WAITING = 4
 PARENT_POLL_SECONDS = 1.0
+MEMORY_POLL_SECONDS = 0.2
+MEMORY_WATCH_SHARE = 0.97  # a worker this close to its cap is ended (it may be spinning there)
 
 
 class AgentTimeout(BoardgymError):
@@ -98,6 +101,22 @@ class _Worker:
                 raise BoardgymError(f"an agent worker process did not start within {STARTUP_SECONDS} s")
             self.connection.recv()
             self.ready = True
+
+    def wait_reply(self, seconds: float, memory_mb: int) -> str:
+        """Wait up to ``seconds`` for the reply to a move: ``"ready"``, ``"timeout"``, or
+        ``"memory"`` when the worker's address space reached its cap. At the cap CPython may
+        spin in its exception handling instead of raising MemoryError, so the server watches
+        (where /proc tells it) rather than wait for the worker to say so."""
+        deadline = time.monotonic() + seconds
+        limit = memory_mb * 1024 * 1024 * MEMORY_WATCH_SHARE
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            if self.connection.poll(min(left, MEMORY_POLL_SECONDS)):
+                return "ready"
+            if memory_mb > 0 and _address_space(self.process.pid) >= limit:
+                return "memory"
 
     def stop(self) -> None:
         if self.process.is_alive():
@@ -183,10 +202,12 @@ class AgentPool:
             if state is None:
                 self._last_worker[key] = index
                 return Move(-1, 0.0, {})
-            ready = await anyio.to_thread.run_sync(
-                worker.connection.poll, self.move_seconds + 1.0, abandon_on_cancel=True
+            outcome = await anyio.to_thread.run_sync(
+                worker.wait_reply, self.move_seconds + 1.0, self.memory_mb, abandon_on_cancel=True
             )
-            if not ready:
+            if outcome == "memory":
+                raise _WorkerLost("out of memory")
+            if outcome == "timeout":
                 raise AgentTimeout(
                     f"agent {name!r} did not move within the {self.move_seconds:g} s cap of this "
                     "server; choose a smaller budget (e.g. simulations= or time=)"
@@ -459,13 +480,28 @@ def _out_of_memory(connection: Connection, spec: str, memory_mb: int) -> None:
         os._exit(0)
 
 
+def _address_space(pid: int | None) -> int:
+    """The address space of process ``pid`` in bytes (0 where /proc does not say)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def _watch_parent(parent: int) -> None:
     """End this worker once the server's process is gone (killed, even with SIGKILL), also
     in the middle of a search that would not read the pipe's end for minutes."""
     while True:
         time.sleep(PARENT_POLL_SECONDS)
-        if os.getppid() != parent:
-            os._exit(0)
+        try:
+            if os.getppid() != parent:
+                os._exit(0)
+        except MemoryError:  # the search took the last of the memory cap: it will hear of it too
+            continue
 
 
 def _plain(value: Any) -> Any:
