@@ -215,7 +215,7 @@ def create_app(
                 seat.spec,
                 session.seed + mover,
                 session.state,
-                client=client_key(request),
+                client=session.client,  # the move counts against the share of who started the game
                 label=seat.label,
             )
             try:
