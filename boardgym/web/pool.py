@@ -159,8 +159,10 @@ class AgentPool:
         self._context = multiprocessing.get_context("spawn")  # the server runs threads: never fork it
         self._workers: list[_Worker] = []
         self._idle: list[int] = []
-        self._queues: OrderedDict[str, deque[tuple[str, asyncio.Future[int]]]] = OrderedDict()
+        self._queues: dict[str, deque[tuple[str, asyncio.Future[int]]]] = {}
         self._running: dict[str, int] = {}
+        self._served: dict[str, int] = {}  # client -> the turn it was last served in
+        self._turns = 0
         self._last_worker: dict[str, int] = {}
         self._started = False
 
@@ -295,30 +297,37 @@ class AgentPool:
             raise
 
     def _dispatch(self) -> None:
-        """Hand free workers to waiting moves, one client after another."""
+        """Hand free workers to waiting moves, one client after another: of the clients with
+        a move waiting and a move to spare, the one served longest ago (or never) goes first."""
         while self._idle and self._queues:
-            chosen = None
+            eligible = []
             for client, queue in self._queues.items():
                 while queue and queue[0][1].done():  # cancelled while waiting
                     queue.popleft()
                 if queue and self._running.get(client, 0) < self.client_running:
-                    chosen = client
-                    break
+                    eligible.append(client)
             for client in [c for c, q in self._queues.items() if not q]:
                 del self._queues[client]
-            if chosen is None:
+                self._forget_turn(client)
+            if not eligible:
                 return
+            chosen = min(eligible, key=lambda c: self._served.get(c, -1))
             queue = self._queues[chosen]
             key, future = queue.popleft()
-            if queue:
-                self._queues.move_to_end(chosen)  # its next move waits for the others' turns
-            else:
+            if not queue:
                 del self._queues[chosen]
+            self._turns += 1
+            self._served[chosen] = self._turns
             preferred = self._last_worker.get(key)  # the worker that holds this agent's tree
             index = preferred if preferred in self._idle else self._idle[0]
             self._idle.remove(index)
             self._running[chosen] = self._running.get(chosen, 0) + 1
             future.set_result(index)
+
+    def _forget_turn(self, client: str) -> None:
+        """A client with nothing thinking or waiting starts afresh (first in the next round)."""
+        if client not in self._queues and client not in self._running:
+            self._served.pop(client, None)
 
     def _drop(self, client: str, future: asyncio.Future[int]) -> None:
         queue = self._queues.get(client)
@@ -328,6 +337,7 @@ class AgentPool:
                     queue.remove(item)
             if not queue:
                 del self._queues[client]
+        self._forget_turn(client)
 
     def _give_back(self, index: int, client: str) -> None:
         running = self._running.get(client, 0) - 1
@@ -337,6 +347,7 @@ class AgentPool:
             self._running.pop(client, None)
         self._idle.append(index)
         self._dispatch()
+        self._forget_turn(client)
 
     def _replace(self, index: int) -> None:
         if not self._workers:  # closed: the server is going

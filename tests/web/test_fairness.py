@@ -138,3 +138,35 @@ def test_a_search_past_the_memory_cap_ends_its_worker_which_is_replaced() -> Non
         message, action = thread.submit(asyncio.run, scenario()).result()
     assert "400 MB" in message or "out of memory" in message, message
     assert one_sentence(message) and action in range(9)
+
+
+def test_waiting_moves_are_served_client_by_client() -> None:
+    """One worker; client a asks for three moves, then client b for one: b's comes second,
+    not after all of a's, and a fourth waiting move of a past its share is refused."""
+    tictactoe = make_game("tictactoe")
+    start = tictactoe.initial_state()
+
+    async def scenario() -> tuple[list[str], str]:
+        pool = AgentPool(workers=1, move_seconds=60.0, client_waiting=2)
+        await pool.start()
+        try:
+            await pool.act("warm", "tictactoe", {}, "random", 0, start)  # the worker has started
+            done: list[str] = []
+
+            async def move(name: str, client: str) -> None:
+                await pool.act(name, "tictactoe", {}, "mcts:simulations=300", 0, start, client=client)
+                done.append(name)
+
+            tasks = [asyncio.create_task(move(name, name[0])) for name in ("a1", "a2", "a3", "b1")]
+            await asyncio.sleep(0)  # all four are queued, a1 on the worker
+            with pytest.raises(Exception) as refused:
+                await pool.act("a4", "tictactoe", {}, "random", 0, start, client="a")
+            await asyncio.gather(*tasks)
+            return done, str(refused.value)
+        finally:
+            pool.close()
+
+    with ThreadPoolExecutor(1) as thread:
+        done, refusal = thread.submit(asyncio.run, scenario()).result()
+    assert done == ["a1", "b1", "a2", "a3"], done
+    assert "1 agent move(s) thinking and 2 waiting" in refusal and one_sentence(refusal), refusal
