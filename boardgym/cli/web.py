@@ -24,6 +24,10 @@ class ServeOptions(Options):
     workers: int = option(2, "agent worker processes", minimum=1, maximum=64)
     move_seconds: float = option(10.0, "cap on one agent move, seconds", above=0, maximum=3600)
     max_games: int = option(200, "games held at once", minimum=1, maximum=100_000)
+    client_games: int = option(20, "games one visitor (browser) may hold at once", minimum=1, maximum=100_000)
+    worker_memory: int = option(
+        2048, "address space of each agent worker, MB (0: no cap)", minimum=0, maximum=1_048_576, metavar="MB"
+    )
 
     def check(self) -> None:
         from boardgym.web.app import checkpoints_from
@@ -41,6 +45,8 @@ def serve(options: ServeOptions) -> int:
         workers=options.workers,
         move_seconds=options.move_seconds,
         max_sessions=options.max_games,
+        client_games=options.client_games,
+        worker_memory=options.worker_memory,
     )
     return 0
 

@@ -29,6 +29,18 @@ sentence>"}``:
 Agents think in worker processes (``boardgym.web.pool``), so a long search never holds up
 another game; games are bounded in number and dropped after an idle time. The server binds
 127.0.0.1 unless told otherwise, and answers only requests addressed to that host.
+
+Other web sites cannot drive it: a request that changes something (POST, PUT, PATCH,
+DELETE) must come from the server's own origin (an ``Origin`` or ``Sec-Fetch-Site`` header
+that says otherwise gets a 403) and carry ``Content-Type: application/json`` (else 415; a
+request without a body that the browser marks ``Sec-Fetch-Site: same-origin`` may leave it
+out), which no form and no ``no-cors`` fetch of another site can send without the browser
+asking first.
+
+Each visitor has a share: the page's first load sets an HttpOnly, SameSite=Strict cookie
+that names the browser, and a client (its address and that cookie) may hold
+``client_games`` games and have one agent move thinking with a few more waiting; the
+workers serve the waiting clients in turn. Each refusal is a 429 that names the limit.
 """
 
 from __future__ import annotations
@@ -48,7 +60,7 @@ from boardgym.games import GAMES, game_class, game_parameters, make_game
 from boardgym.registry import read_pairs
 from boardgym.runs import jsonable
 from boardgym.types import BoardgymError, IllegalActionError
-from boardgym.web.pool import AgentPool
+from boardgym.web.pool import CLIENT_RUNNING, CLIENT_WAITING, MEMORY_MB, AgentPool
 from boardgym.web.sessions import RequestError, Session, SessionStore, build_game, build_seat
 
 try:
@@ -64,6 +76,9 @@ except ImportError:  # pragma: no cover - checked by serve()
     Starlette = None  # type: ignore[assignment,misc]
 
 MAX_BODY = 16 * 1024
+CLIENT_COOKIE = "boardgym_client"
+CLIENT_GAMES = 20
+CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 STATIC = Path(__file__).parent / "static"
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
@@ -80,24 +95,43 @@ def create_app(
     max_sessions: int = 200,
     idle_seconds: float = 1800.0,
     allowed_hosts: Sequence[str] = ("127.0.0.1", "localhost", "[::1]", "::1"),
+    client_games: int = CLIENT_GAMES,
+    worker_memory: int = MEMORY_MB,
 ) -> Starlette:
     """The app. ``checkpoints`` maps a NAME to the agent spec it plays (``checkpoints_from``
-    builds it from ``--checkpoint NAME=PATH``)."""
+    builds it from ``--checkpoint NAME=PATH``); ``client_games`` is one visitor's share of
+    the ``max_sessions`` games; ``worker_memory`` caps each agent worker's address space in
+    MB (0: no cap)."""
     if Starlette is None:
         raise BoardgymError('boardgym serve needs the web extra: pip install "boardgym[web]"')
     checkpoints = dict(checkpoints or {})
-    if max_sessions < 1 or not idle_seconds > 0:
-        raise BoardgymError(f"max_sessions={max_sessions} and idle_seconds={idle_seconds} must be positive")
-    store = SessionStore(max_sessions, idle_seconds)
-    pool = AgentPool(workers, move_seconds)
+    if max_sessions < 1 or not idle_seconds > 0 or client_games < 1:
+        raise BoardgymError(
+            f"max_sessions={max_sessions}, client_games={client_games} and idle_seconds={idle_seconds} must be positive"
+        )
+    store = SessionStore(max_sessions, idle_seconds, client_limit=min(client_games, max_sessions))
+    pool = AgentPool(workers, move_seconds, memory_mb=worker_memory)
 
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers=SECURITY_HEADERS)
+        response = FileResponse(STATIC / "index.html", headers=SECURITY_HEADERS)
+        if _client_cookie(request) is None:  # the browser's id for its share of the server
+            response.set_cookie(
+                CLIENT_COOKIE, secrets.token_urlsafe(16), max_age=400 * 86400, httponly=True, samesite="strict"
+            )
+        return response
 
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)
 
     offer = _meta(checkpoints, pool.move_seconds, store.limit)
+    offer["limits"].update(
+        {
+            "client_games": store.client_limit,
+            "client_moves_thinking": CLIENT_RUNNING,
+            "client_moves_waiting": CLIENT_WAITING,
+            "worker_memory_mb": pool.memory_mb,
+        }
+    )
 
     async def meta(request: Request) -> Response:
         return _json(offer)
@@ -115,11 +149,21 @@ def create_app(
         seed = body.get("seed", secrets.randbits(31))
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
             raise RequestError(400, f"'seed' must be an integer from 0 to 2**31 - 1, not {seed!r}")
-        session = store.add(game, seats, seed)
+        client = client_key(request)
+        session = store.add(game, seats, seed, client)
         try:
             for index, seat in enumerate(seats):  # build each agent now: a bad spec is refused here
                 if seat.spec is not None:
-                    await pool.act(session.agent_key(index), game.name, game.params(), seat.spec, seed + index, None)
+                    await pool.act(
+                        session.agent_key(index),
+                        game.name,
+                        game.params(),
+                        seat.spec,
+                        seed + index,
+                        None,
+                        client=client,
+                        label=seat.label,
+                    )
         except BoardgymError:
             _end(store, pool, session.id)
             raise
@@ -165,7 +209,14 @@ def create_app(
                 raise RequestError(409, "it is your move: click one of the highlighted moves")
             game = session.game
             played = await pool.act(
-                session.agent_key(mover), game.name, game.params(), seat.spec, session.seed + mover, session.state
+                session.agent_key(mover),
+                game.name,
+                game.params(),
+                seat.spec,
+                session.seed + mover,
+                session.state,
+                client=session.client,  # the move counts against the share of who started the game
+                label=seat.label,
             )
             try:
                 session.play(played.action, seconds=played.seconds, info=played.info, by_agent=True)
@@ -238,7 +289,7 @@ def create_app(
     app = Starlette(
         routes=routes,
         exception_handlers=handlers,
-        middleware=[Middleware(_HostCheck, allowed_hosts=hosts)],
+        middleware=[Middleware(_HostCheck, allowed_hosts=hosts), Middleware(_OriginCheck)],
         lifespan=lifespan,
     )
     app.state.store = store
@@ -292,8 +343,10 @@ def serve(
     workers: int = 2,
     move_seconds: float = 10.0,
     max_sessions: int = 200,
+    client_games: int = CLIENT_GAMES,
+    worker_memory: int = MEMORY_MB,
 ) -> None:
-    """Run the server until Ctrl-C (``boardgym serve``)."""
+    """Run the server until Ctrl-C or SIGTERM (``boardgym serve``)."""
     try:
         import uvicorn
     except ImportError:
@@ -308,11 +361,15 @@ def serve(
         move_seconds=move_seconds,
         max_sessions=max_sessions,
         allowed_hosts=hosts,
+        client_games=client_games,
+        worker_memory=worker_memory,
     )
     if not loopback:
         print(f"warning: serving on {host}: anyone who reaches this address can use the server (no login)")
     print(f"boardgym: play at http://{'localhost' if loopback else host}:{port}/  (Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # A search still running at Ctrl-C or SIGTERM is cut short after a moment: its worker ends
+    # with the others when the app shuts down.
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
 
 
 # -- requests and answers -------------------------------------------------------------------------
@@ -334,6 +391,59 @@ class _HostCheck:
                 )
                 return
         await self.app(scope, receive, send)
+
+
+class _OriginCheck:
+    """Refuse a request that changes something unless it comes from this server's own page:
+    403 when its ``Origin`` is another one (or ``Sec-Fetch-Site`` says another site sent
+    it), 415 when it is not JSON (a form or a ``no-cors`` fetch of another site cannot send
+    ``Content-Type: application/json`` without the browser asking this server first, which
+    it does not allow)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] in CHANGES:
+            refusal = _refusal(scope)
+            if refusal is not None:
+                await _json({"error": refusal[1]}, refusal[0])(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _refusal(scope: Any) -> tuple[int, str] | None:
+    headers = Headers(scope=scope)
+    own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}".lower()
+    fetch_site = headers.get("sec-fetch-site", "").lower()
+    origin = headers.get("origin")
+    if fetch_site in ("cross-site", "same-site"):
+        return 403, f"this server takes changes only from its own page at {own}, not from another site"
+    if origin is not None and origin.lower().rstrip("/") != own:
+        return 403, f"this server takes changes only from its own page at {own}, not from {origin[:80]!r}"
+    media = headers.get("content-type", "").split(";")[0].strip().lower()
+    if media == "application/json":
+        return None
+    bodiless = headers.get("content-length", "0") == "0" and "transfer-encoding" not in headers
+    if not media and bodiless and fetch_site == "same-origin":  # the page's own body-less POST
+        return None
+    sent = f"not {media[:60]!r}" if media else "it had none"
+    return 415, (
+        f"this server takes changes only as JSON: send the header Content-Type: application/json ({sent}), "
+        "with a JSON object or an empty body"
+    )
+
+
+def client_key(request: Request) -> str:
+    """Who a request counts against: its address and the browser's cookie (every visitor
+    behind 127.0.0.1 has the same address)."""
+    address = request.client.host if request.client is not None else "?"
+    return f"{address}/{_client_cookie(request) or '-'}"
+
+
+def _client_cookie(request: Request) -> str | None:
+    value = request.cookies.get(CLIENT_COOKIE)
+    return value if value is not None and re.fullmatch(r"[A-Za-z0-9_-]{16,64}", value) else None
 
 
 async def _read_json(request: Request) -> dict[str, Any]:

@@ -1,27 +1,45 @@
 """Agents think in worker processes, so that a long search never holds up the server, and a
 move that runs past the time cap is stopped by ending its process.
 
-``AgentPool(workers, move_seconds)``: ``await pool.act(key, game, spec, seed, state)`` plays
-one move of the agent ``key`` (a session and seat) and returns its action, thinking time and
-``last_info``. Each worker keeps the agents it has built (by key, the most recent
+``AgentPool(workers, move_seconds)``: ``await pool.act(key, game, spec, seed, state, client=...)``
+plays one move of the agent ``key`` (a session and seat) and returns its action, thinking
+time and ``last_info``. Each worker keeps the agents it has built (by key, the most recent
 ``AGENTS_PER_WORKER``), and a key goes back to the worker that served it last when that one
 is free, so a search that reuses its tree keeps it. A worker that runs past the cap is
 killed and replaced; the agent is rebuilt on its next move. Only the move counts against
 the cap: a worker's start-up and the building of an agent (loading a network) do not.
 
+Fair shares: each ``client`` (a visitor of the page) has at most ``client_running`` moves
+thinking and ``client_waiting`` more waiting (more is refused, HTTP 429), and a free worker
+goes to the waiting clients in turn (round-robin), not to the oldest request, so that one
+visitor's flood of long searches delays another's move by at most one move of each client
+ahead in the round. Each worker's address space is capped (``memory_mb``, RLIMIT_AS, and
+the server ends a worker that reaches it, where /proc shows it): a search that outgrows it
+fails with one sentence and its worker is replaced. A worker ends
+itself when the server's process is gone (its pipe closes or its parent changes), even in
+the middle of a search.
+
+Error messages name an agent by its ``label`` (``@NAME`` for a checkpoint), and any
+checkpoint path in a message from the worker is replaced by that label.
+
 Protocol: the server sends ``("act", key, game, params, spec, seed, state)``; the worker
 answers ``("built",)`` once the agent exists (or ``("error", sentence)``), then
-``("ok", action, seconds, info)`` or ``("error", sentence)`` for the move.
+``("ok", action, seconds, info)`` or ``("error", sentence)`` for the move; ``("fatal", sentence)``
+when the worker ran out of memory and ends itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import multiprocessing
 import os
+import resource
 import signal
+import threading
 import time
-from collections import OrderedDict
+import weakref
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -32,6 +50,12 @@ from boardgym.types import BoardgymError
 
 AGENTS_PER_WORKER = 64
 STARTUP_SECONDS = 120
+MEMORY_MB = 2048  # a worker's address space (torch alone maps about 650 MB of it)
+CLIENT_RUNNING = 1
+CLIENT_WAITING = 4
+PARENT_POLL_SECONDS = 1.0
+MEMORY_POLL_SECONDS = 0.2
+MEMORY_WATCH_SHARE = 0.97  # a worker this close to its cap is ended (it may be spinning there)
 
 
 class AgentTimeout(BoardgymError):
@@ -41,7 +65,13 @@ class AgentTimeout(BoardgymError):
 
 
 class PoolBusy(BoardgymError):
-    """Every worker stayed busy for longer than the cap (HTTP 429: try again)."""
+    """Every worker stayed busy for longer than the wait (HTTP 429: try again)."""
+
+    status = 429
+
+
+class ClientBusy(BoardgymError):
+    """This client already has its share of moves thinking and waiting (HTTP 429)."""
 
     status = 429
 
@@ -58,9 +88,9 @@ class Move:
 
 
 class _Worker:
-    def __init__(self, context: Any) -> None:
+    def __init__(self, context: Any, memory_mb: int) -> None:
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child,), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, os.getpid(), memory_mb), daemon=True)
         self.process.start()
         child.close()
         self.ready = False  # until its imports are done: that time does not count against a move's cap
@@ -72,6 +102,22 @@ class _Worker:
             self.connection.recv()
             self.ready = True
 
+    def wait_reply(self, seconds: float, memory_mb: int) -> str:
+        """Wait up to ``seconds`` for the reply to a move: ``"ready"``, ``"timeout"``, or
+        ``"memory"`` when the worker's address space reached its cap. At the cap CPython may
+        spin in its exception handling instead of raising MemoryError, so the server watches
+        (where /proc tells it) rather than wait for the worker to say so."""
+        deadline = time.monotonic() + seconds
+        limit = memory_mb * 1024 * 1024 * MEMORY_WATCH_SHARE
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            if self.connection.poll(min(left, MEMORY_POLL_SECONDS)):
+                return "ready"
+            if memory_mb > 0 and _address_space(self.process.pid) >= limit:
+                return "memory"
+
     def stop(self) -> None:
         if self.process.is_alive():
             self.process.kill()
@@ -80,116 +126,279 @@ class _Worker:
 
 
 class AgentPool:
-    """Worker processes that run agents' moves under a time cap (see the module docstring)."""
+    """Worker processes that run agents' moves under a time cap, shared fairly among clients
+    (see the module docstring)."""
 
-    def __init__(self, workers: int = 2, move_seconds: float = 10.0) -> None:
+    def __init__(
+        self,
+        workers: int = 2,
+        move_seconds: float = 10.0,
+        *,
+        memory_mb: int = MEMORY_MB,
+        client_running: int = CLIENT_RUNNING,
+        client_waiting: int = CLIENT_WAITING,
+        wait_seconds: float | None = None,
+    ) -> None:
         if workers < 1:
             raise BoardgymError(f"workers={workers} must be at least 1")
         if not move_seconds > 0:
             raise BoardgymError(f"move_seconds={move_seconds!r} must be a positive number of seconds")
+        if memory_mb != 0 and memory_mb < 256:
+            raise BoardgymError(f"worker memory {memory_mb} MB is too small; give at least 256 MB, or 0 for no cap")
+        if client_running < 1 or client_waiting < 0:
+            raise BoardgymError(
+                f"client_running={client_running} must be at least 1 and client_waiting={client_waiting} at least 0"
+            )
         self.move_seconds = float(move_seconds)
         self.size = workers
+        self.memory_mb = int(memory_mb)
+        self.client_running = client_running
+        self.client_waiting = client_waiting
+        # How long a move may wait for a worker: a few moves of the clients ahead in the round.
+        self.wait_seconds = float(wait_seconds) if wait_seconds is not None else 3 * self.move_seconds + 10.0
         self._context = multiprocessing.get_context("spawn")  # the server runs threads: never fork it
         self._workers: list[_Worker] = []
-        self._free: asyncio.Queue[int] | None = None
+        self._idle: list[int] = []
+        self._queues: dict[str, deque[tuple[str, asyncio.Future[int]]]] = {}
+        self._running: dict[str, int] = {}
+        self._served: dict[str, int] = {}  # client -> the turn it was last served in
+        self._turns = 0
         self._last_worker: dict[str, int] = {}
+        self._started = False
 
     async def start(self) -> None:
         """Start the workers and bind the pool to the running event loop (call once from it)."""
-        self._workers = [_Worker(self._context) for _ in range(self.size)]
-        self._free = asyncio.Queue()
-        for index in range(self.size):
-            self._free.put_nowait(index)
+        self._workers = [_Worker(self._context, self.memory_mb) for _ in range(self.size)]
+        self._idle = list(range(self.size))
+        self._started = True
+        _LIVE_POOLS.add(self)
 
-    async def act(self, key: str, game_name: str, params: dict[str, Any], spec: str, seed: int, state: Any) -> Move:
-        """One move of agent ``key`` (built from ``spec`` on first use) in ``state``; a
-        ``state`` of None only builds the agent, to report a bad spec early."""
-        index = await self._take(key)
+    async def act(
+        self,
+        key: str,
+        game_name: str,
+        params: dict[str, Any],
+        spec: str,
+        seed: int,
+        state: Any,
+        *,
+        client: str = "",
+        label: str | None = None,
+    ) -> Move:
+        """One move of agent ``key`` (built from ``spec`` on first use) in ``state``, for
+        ``client``; a ``state`` of None only builds the agent, to report a bad spec early.
+        Messages name the agent ``label`` (default: the spec without checkpoint paths)."""
+        name = label if label is not None else spec_label(spec)
+        index = await self._take(key, client)
         worker = self._workers[index]
         try:
-            await anyio.to_thread.run_sync(worker.wait_ready)
+            await anyio.to_thread.run_sync(worker.wait_ready, abandon_on_cancel=True)
             worker.connection.send(("act", key, game_name, params, spec, seed, state))
-            if not await anyio.to_thread.run_sync(worker.connection.poll, STARTUP_SECONDS):
-                raise BoardgymError(f"agent {spec_label(spec)!r} was not built within {STARTUP_SECONDS} s")
+            if not await anyio.to_thread.run_sync(worker.connection.poll, STARTUP_SECONDS, abandon_on_cancel=True):
+                raise BoardgymError(f"agent {name!r} was not built within {STARTUP_SECONDS} s")
             built = worker.connection.recv()
+            if built[0] == "fatal":
+                raise _WorkerLost(built[1])
             if built[0] == "error":
                 raise _AgentError(built[1])
             if state is None:
                 self._last_worker[key] = index
                 return Move(-1, 0.0, {})
-            ready = await anyio.to_thread.run_sync(worker.connection.poll, self.move_seconds + 1.0)
-            if not ready:
+            outcome = await anyio.to_thread.run_sync(
+                worker.wait_reply, self.move_seconds + 1.0, self.memory_mb, abandon_on_cancel=True
+            )
+            if outcome == "memory":
+                raise _WorkerLost("out of memory")
+            if outcome == "timeout":
                 raise AgentTimeout(
-                    f"agent {spec_label(spec)!r} did not move within the {self.move_seconds:g} s cap of this "
+                    f"agent {name!r} did not move within the {self.move_seconds:g} s cap of this "
                     "server; choose a smaller budget (e.g. simulations= or time=)"
                 )
             reply = worker.connection.recv()
+            if reply[0] == "fatal":
+                raise _WorkerLost(reply[1])
         except _AgentError as error:  # the agent's own error: the worker is fine
-            raise BoardgymError(str(error)) from None
+            raise BoardgymError(hide_paths(str(error), spec, name)) from None
+        except _WorkerLost:  # out of memory: the worker ended itself
+            self._replace(index)
+            raise BoardgymError(
+                f"agent {name!r} ran out of the {self.memory_mb} MB a worker may use on this server; "
+                "choose a smaller budget (e.g. simulations= or time=)"
+            ) from None
         except BoardgymError:  # past the cap, or a worker that never started: start another
             self._replace(index)
             raise
         except (EOFError, OSError, BrokenPipeError):
             self._replace(index)
-            raise BoardgymError(f"agent {spec_label(spec)!r} stopped its worker process (out of memory?)") from None
+            raise BoardgymError(
+                f"agent {name!r} stopped its worker process (out of memory?); choose a smaller budget "
+                "(e.g. simulations= or time=)"
+            ) from None
         except asyncio.CancelledError:  # a reply may still be on its way: that worker's pipe is out of step
             self._replace(index)
             raise
         finally:
-            self._give_back(index)
+            self._give_back(index, client)
         self._last_worker[key] = index
         if reply[0] == "error":
-            raise BoardgymError(reply[1])
+            raise BoardgymError(hide_paths(str(reply[1]), spec, name))
         _, action, seconds, info = reply
         return Move(int(action), float(seconds), info)
 
     def forget(self, key: str) -> None:
         """Drop agent ``key`` (its session ended) from the worker that holds it."""
         index = self._last_worker.pop(key, None)
-        if index is not None:
+        if index is not None and index < len(self._workers):
             try:
                 self._workers[index].connection.send(("forget", key))
             except OSError:
                 pass
 
     def close(self) -> None:
-        for worker in self._workers:
+        """End every worker process (also run at the interpreter's exit)."""
+        workers, self._workers = self._workers, []
+        for worker in workers:
             worker.stop()
-        self._workers = []
+        _LIVE_POOLS.discard(self)
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids (for tests and diagnostics)."""
+        return [worker.process.pid for worker in self._workers if worker.process.pid is not None]
 
     # -- internals ----------------------------------------------------------------------------
-    async def _take(self, key: str) -> int:
-        assert self._free is not None, "call start() first"
+    async def _take(self, key: str, client: str) -> int:
+        """A free worker for ``client``, in its turn: the clients with a move waiting are
+        served round-robin, each with at most ``client_running`` moves thinking."""
+        assert self._started, "call start() first"
+        queue = self._queues.get(client)
+        waiting = len(queue) if queue else 0
+        if self._running.get(client, 0) + waiting >= self.client_running + self.client_waiting:
+            raise ClientBusy(
+                f"you already have {self.client_running} agent move(s) thinking and {waiting} waiting, this "
+                "server's share for one visitor; wait for them to finish before asking for more"
+            )
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._queues.setdefault(client, deque()).append((key, future))
+        self._dispatch()
         try:
-            first = await asyncio.wait_for(self._free.get(), timeout=self.move_seconds)
-        except TimeoutError:
-            raise PoolBusy(
-                f"every agent worker stayed busy for {self.move_seconds:g} s; try the move again shortly"
-            ) from None
-        preferred = self._last_worker.get(key)
-        if preferred is None or preferred == first:
-            return first
-        # Swap for the worker that holds this agent if it is free too (its tree is there).
-        waiting = []
-        while not self._free.empty():
-            waiting.append(self._free.get_nowait())
-        if preferred in waiting:
-            waiting.remove(preferred)
-            waiting.append(first)
-            first = preferred
-        for index in waiting:
-            self._free.put_nowait(index)
-        return first
+            async with asyncio.timeout(self.wait_seconds):
+                return await future
+        except (TimeoutError, asyncio.CancelledError) as error:
+            if future.done() and not future.cancelled():  # a worker came just now: hand it on
+                self._give_back(future.result(), client)
+            else:
+                future.cancel()
+                self._drop(client, future)
+            if isinstance(error, TimeoutError):
+                raise PoolBusy(
+                    f"every agent worker stayed busy for {self.wait_seconds:g} s with other visitors' moves; "
+                    "try the move again shortly"
+                ) from None
+            raise
 
-    def _give_back(self, index: int) -> None:
-        assert self._free is not None
-        self._free.put_nowait(index)
+    def _dispatch(self) -> None:
+        """Hand free workers to waiting moves, one client after another: of the clients with
+        a move waiting and a move to spare, the one served longest ago (or never) goes first."""
+        while self._idle and self._queues:
+            eligible = []
+            for client, queue in self._queues.items():
+                while queue and queue[0][1].done():  # cancelled while waiting
+                    queue.popleft()
+                if queue and self._running.get(client, 0) < self.client_running:
+                    eligible.append(client)
+            for client in [c for c, q in self._queues.items() if not q]:
+                del self._queues[client]
+                self._forget_turn(client)
+            if not eligible:
+                return
+            chosen = min(eligible, key=lambda c: self._served.get(c, -1))
+            queue = self._queues[chosen]
+            key, future = queue.popleft()
+            if not queue:
+                del self._queues[chosen]
+            self._turns += 1
+            self._served[chosen] = self._turns
+            preferred = self._last_worker.get(key)  # the worker that holds this agent's tree
+            index = preferred if preferred in self._idle else self._idle[0]
+            self._idle.remove(index)
+            self._running[chosen] = self._running.get(chosen, 0) + 1
+            future.set_result(index)
+
+    def _forget_turn(self, client: str) -> None:
+        """A client with nothing thinking or waiting starts afresh (first in the next round)."""
+        if client not in self._queues and client not in self._running:
+            self._served.pop(client, None)
+
+    def _drop(self, client: str, future: asyncio.Future[int]) -> None:
+        queue = self._queues.get(client)
+        if queue is not None:
+            for item in list(queue):
+                if item[1] is future:
+                    queue.remove(item)
+            if not queue:
+                del self._queues[client]
+        self._forget_turn(client)
+
+    def _give_back(self, index: int, client: str) -> None:
+        running = self._running.get(client, 0) - 1
+        if running > 0:
+            self._running[client] = running
+        else:
+            self._running.pop(client, None)
+        self._idle.append(index)
+        self._dispatch()
+        self._forget_turn(client)
 
     def _replace(self, index: int) -> None:
+        if not self._workers:  # closed: the server is going
+            return
         self._workers[index].stop()
-        self._workers[index] = _Worker(self._context)
+        self._workers[index] = _Worker(self._context, self.memory_mb)
         for key in [k for k, i in self._last_worker.items() if i == index]:
             del self._last_worker[key]
+
+
+_LIVE_POOLS: weakref.WeakSet[AgentPool] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_pools() -> None:
+    """The server's interpreter is ending (an exception, Ctrl-C): its workers end with it."""
+    for pool in list(_LIVE_POOLS):
+        pool.close()
+
+
+class _WorkerLost(Exception):
+    """A sentence from a worker that ends itself (it ran out of memory)."""
+
+
+def hide_paths(message: str, spec: str, label: str) -> str:
+    """``message`` with the checkpoint path of ``spec`` (in any form it may take there)
+    replaced by ``label``, e.g. ``@az``: the page names checkpoints, never their paths."""
+    shown = spec_label(spec)
+    if label != shown:  # the worker names the agent by its spec
+        message = message.replace(repr(shown), repr(label))
+    path = _checkpoint_path(spec)
+    if not path:
+        return message
+    forms = {path, os.path.abspath(path), os.path.realpath(path)}
+    for form in sorted(forms, key=len, reverse=True):
+        for text in (repr(form), f'"{form}"', form):
+            message = message.replace(text, label)
+    for form in sorted(forms, key=len, reverse=True):  # what is left of it: its folder
+        folder = os.path.dirname(form)
+        if len(folder) > 1:
+            message = message.replace(folder, "(a folder of the server)")
+    return message
+
+
+def _checkpoint_path(spec: str) -> str | None:
+    _, _, rest = spec.partition(":")
+    for item in rest.split(","):
+        key, _, value = item.strip().partition("=")
+        if key == "checkpoint" and value:
+            return value
+    return None
 
 
 def spec_label(spec: str) -> str:
@@ -199,10 +408,19 @@ def spec_label(spec: str) -> str:
     return name + (":" + ",".join(kept) if kept else "")
 
 
-def _serve(connection: Connection) -> None:
-    """A worker: build agents on demand, play their moves, report errors as one sentence."""
+def _serve(connection: Connection, parent: int, memory_mb: int) -> None:
+    """A worker: build agents on demand, play their moves, report errors as one sentence;
+    it ends when the server (``parent``) is gone, and lives within ``memory_mb`` of address
+    space (0: no cap)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if memory_mb > 0:
+        limit = memory_mb * 1024 * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     from boardgym.agents.registry import make_agent
     from boardgym.games import make_game
 
@@ -228,6 +446,9 @@ def _serve(connection: Connection) -> None:
                     agents.popitem(last=False)
             agents.move_to_end(key)
             game, agent = agents[key]
+        except MemoryError:
+            _out_of_memory(connection, spec, memory_mb)
+            return
         except BoardgymError as error:
             connection.send(("error", str(error)))
             continue
@@ -245,12 +466,53 @@ def _serve(connection: Connection) -> None:
             seconds = time.perf_counter() - started
             info = dict(getattr(agent, "last_info", {}) or {})
             connection.send(("ok", int(action), seconds, _plain(info)))
+        except MemoryError:
+            _out_of_memory(connection, spec, memory_mb)
+            return
         except BoardgymError as error:
             agents.pop(key, None)
             connection.send(("error", str(error)))
         except Exception as error:  # an agent's own failure: say which, keep serving
             agents.pop(key, None)
             connection.send(("error", f"agent {spec_label(spec)!r} failed: {type(error).__name__}: {error}"))
+
+
+def _out_of_memory(connection: Connection, spec: str, memory_mb: int) -> None:
+    """Say so and end: a worker that ran out of memory may be in any state, so it is replaced."""
+    try:
+        connection.send(
+            (
+                "fatal",
+                f"agent {spec_label(spec)!r} ran out of the {memory_mb} MB a worker may use on this server; "
+                "choose a smaller budget (e.g. simulations= or time=)",
+            )
+        )
+    finally:
+        os._exit(0)
+
+
+def _address_space(pid: int | None) -> int:
+    """The address space of process ``pid`` in bytes (0 where /proc does not say)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker once the server's process is gone (killed, even with SIGKILL), also
+    in the middle of a search that would not read the pipe's end for minutes."""
+    while True:
+        time.sleep(PARENT_POLL_SECONDS)
+        try:
+            if os.getppid() != parent:
+                os._exit(0)
+        except MemoryError:  # the search took the last of the memory cap: it will hear of it too
+            continue
 
 
 def _plain(value: Any) -> Any:

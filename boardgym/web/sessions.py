@@ -78,6 +78,7 @@ class Session:
     moves: list[PlayedMove] = field(default_factory=list)
     touched: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    client: str = ""  # who started it (``client_key`` in the app): the share it counts against
 
     @property
     def state(self) -> Any:
@@ -206,18 +207,31 @@ class Session:
 
 
 class SessionStore:
-    """At most ``limit`` sessions; one untouched for ``idle_seconds`` goes."""
+    """At most ``limit`` sessions, and at most ``client_limit`` of one client; one untouched
+    for ``idle_seconds`` goes."""
 
-    def __init__(self, limit: int = 200, idle_seconds: float = 1800.0) -> None:
+    def __init__(self, limit: int = 200, idle_seconds: float = 1800.0, client_limit: int = 20) -> None:
         self.limit = limit
         self.idle_seconds = idle_seconds
+        self.client_limit = client_limit
         self.sessions: dict[str, Session] = {}
 
-    def add(self, game: Game, seats: tuple[Seat, ...], seed: int) -> Session:
+    def add(self, game: Game, seats: tuple[Seat, ...], seed: int, client: str = "") -> Session:
         self.expire()
+        mine = sum(1 for s in self.sessions.values() if s.client == client)
+        if self.client_limit < self.limit and mine >= self.client_limit:
+            raise RequestError(
+                429,
+                f"you have {self.client_limit} games open, this server's share for one visitor; end one (a new "
+                f"game from the page ends the old one) or let one sit idle for {_duration(self.idle_seconds)}",
+            )
         if len(self.sessions) >= self.limit:
-            raise RequestError(429, f"the server holds its maximum of {self.limit} games; try again later")
-        session = Session(secrets.token_urlsafe(12), game, seats, seed, [game.initial_state()])
+            raise RequestError(
+                429,
+                f"the server holds its maximum of {self.limit} games (of all its visitors); try again when one "
+                f"ends or sits idle for {_duration(self.idle_seconds)}",
+            )
+        session = Session(secrets.token_urlsafe(12), game, seats, seed, [game.initial_state()], client=client)
         self.sessions[session.id] = session
         return session
 
@@ -320,6 +334,10 @@ def _check_value(game: str, key: Any, value: Any, limit: int) -> None:
         raise RequestError(400, f"game parameter {key}={value!r} is too large for this page (at most {limit} here)")
     if key in NO_LIMIT and any(abs(n) >= 2**32 for n in numbers):
         raise RequestError(400, f"game parameter {key}={value!r} must be below 2**32")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} s"
 
 
 def _shares(info: Mapping[str, Any]) -> dict[int, float] | None:

@@ -65,7 +65,8 @@ def server_factory() -> type[LiveServer]:
 
 @pytest.fixture(scope="session")
 def live_server() -> Iterator[LiveServer]:
-    with LiveServer(workers=2, move_seconds=20.0, max_sessions=120) as server:
+    # one client (no cookie) makes most of these tests' games: its share is the whole server
+    with LiveServer(workers=2, move_seconds=20.0, max_sessions=120, client_games=120) as server:
         yield server
 
 

@@ -21,10 +21,12 @@ from boardgym.evaluate.records import GameRecord
 from boardgym.types import BoardgymError
 from boardgym.web.app import checkpoints_from
 
+JSON = {"content-type": "application/json"}  # what every change must carry (the page's own requests do)
+
 
 @pytest.fixture()
 def client(live_server: Any) -> httpx.Client:
-    with httpx.Client(base_url=live_server.url, timeout=60) as http:
+    with httpx.Client(base_url=live_server.url, timeout=60, headers=JSON) as http:
         yield http
 
 
@@ -158,7 +160,7 @@ def test_checkpoints_are_named_never_shown(tmp_path: Path, server_factory: Any) 
         checkpoints_from([f"junk={tmp_path / 'junk.pt'}"])
     with (
         server_factory(checkpoints=checkpoints, workers=1) as server,
-        httpx.Client(base_url=server.url, timeout=60) as http,
+        httpx.Client(base_url=server.url, timeout=60, headers=JSON) as http,
     ):
         meta = http.get("/api/meta")
         assert meta.json()["checkpoints"] == [{"name": "@tiny", "agent": "alphazero"}]
@@ -174,7 +176,7 @@ def test_checkpoints_are_named_never_shown(tmp_path: Path, server_factory: Any) 
 def test_a_move_past_the_cap_is_stopped_and_the_server_goes_on(server_factory: Any) -> None:
     with (
         server_factory(workers=1, move_seconds=0.5, max_sessions=3) as server,
-        httpx.Client(base_url=server.url, timeout=60) as http,
+        httpx.Client(base_url=server.url, timeout=60, headers=JSON) as http,
     ):
         view = new_game(http, game="connect_four", players=["mcts:simulations=100000000", "human"])
         response = http.post(f"/api/sessions/{view['id']}/agent")
@@ -231,7 +233,10 @@ def test_bad_bodies_and_hosts(client: httpx.Client) -> None:
         assert response.status_code == 400 and message in response.json()["error"], (body[:20], response.text)
     url = httpx.URL(str(client.base_url))
     with socket.create_connection((url.host, url.port), timeout=10) as raw:  # a length the body never reaches
-        raw.sendall(b"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999\r\n\r\n{}")
+        raw.sendall(
+            b"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 99999999\r\n\r\n{}"
+        )
         answer = ""
         for _ in range(20):  # headers and body may come in separate packets
             chunk = raw.recv(4096).decode()

@@ -41,7 +41,7 @@ FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCh
 
 @pytest.fixture(scope="module")
 def http(live_server: Any) -> httpx.Client:
-    with httpx.Client(base_url=live_server.url, timeout=60) as client:
+    with httpx.Client(base_url=live_server.url, timeout=60, headers={"content-type": "application/json"}) as client:
         yield client
 
 

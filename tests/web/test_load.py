@@ -25,7 +25,9 @@ def play_one(url: str, number: int) -> tuple[str, int]:
     game, params, agent = GAMES[number % len(GAMES)]
     rng = random.Random(number)
     players = ["human", agent] if number % 2 == 0 else [agent, "human"]
-    with httpx.Client(base_url=url, timeout=60) as http:
+    with httpx.Client(base_url=url, timeout=60, headers={"content-type": "application/json"}) as http:
+        assert http.get("/").status_code == 200  # a visitor of its own: the page sets its cookie
+        assert "boardgym_client" in http.cookies
         response = http.post("/api/sessions", json={"game": game, "params": params, "players": players, "seed": number})
         assert response.status_code == 201, response.text
         view = response.json()

@@ -38,7 +38,11 @@ def test_serve_runs_until_interrupted() -> None:
             f"http://127.0.0.1:{port}/api/sessions", json={"game": "nim", "players": ["random", "human"]}, timeout=30
         )
         assert created.status_code == 201
-        assert httpx.post(f"http://127.0.0.1:{port}/api/sessions/{created.json()['id']}/agent", timeout=30).is_success
+        assert httpx.post(
+            f"http://127.0.0.1:{port}/api/sessions/{created.json()['id']}/agent",
+            headers={"content-type": "application/json"},
+            timeout=30,
+        ).is_success
     finally:
         server.send_signal(signal.SIGINT)
         output, _ = server.communicate(timeout=30)
