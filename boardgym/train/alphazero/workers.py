@@ -5,8 +5,9 @@ self-play as the main process; the positions come back to the trainer's replay b
 
 Workers start with ``spawn`` (safe with CUDA and with torch's thread pools) and use one torch
 thread each; they are a ``boardgym.procs.WorkerPool``, so they end with the trainer however it
-ends (an error, Ctrl-C, SIGTERM, ``kill -9``). Seeds: the trainer passes ``(seed, iteration)`` and worker ``w`` draws from
-``SeedSequence([seed, iteration, w])``, so a run is reproducible for a given number of workers.
+ends (an error, Ctrl-C, SIGTERM, ``kill -9``). Seeds: the trainer passes ``(seed, iteration)``
+and worker ``w`` draws from ``SeedSequence([seed, iteration, w])``, so a run is reproducible
+for a given number of workers.
 """
 
 from __future__ import annotations
