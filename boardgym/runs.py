@@ -50,8 +50,10 @@ class RunFolder:
     ``named`` picks the folder: ``run_name`` (one plain folder name: ``check_run_name``), else
     with ``resume`` the newest folder of that game and method holding ``holds``, else a new
     ``s<seed>-<date>-<time>`` (``-2``, ``-3`` ... if two runs start in the same second).
-    ``open`` creates it and takes its lock (a second process on the same folder is refused);
-    with ``resume`` the folder must hold ``holds``, without it the folder must be empty (an
+    ``open`` creates it and takes its lock (a second process on the same folder is refused); a
+    default name is made there as a new folder, so that a run beaten to its name by another
+    (both named in the same second) takes the next one: ``path`` is final once ``open`` returns.
+    With ``resume`` the folder must hold ``holds``, without it the folder must be empty (an
     existing run is never overwritten). ``close`` lets go of the lock; a fresh folder that a
     ``BoardgymError`` (bad input) ended before ``keep`` was called is emptied, so that the same
     ``--run-name`` works once the input is fixed.
@@ -60,6 +62,8 @@ class RunFolder:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.fresh = False
+        self._stem = self.path.name
+        self._unclaimed = False  # a default name, not yet made ours (``open`` does)
         self._lock: RunLock | None = None
         self._kept = False
 
@@ -84,12 +88,32 @@ class RunFolder:
             if not found:
                 raise BoardgymError(f"nothing under {str(base)!r} to resume; start a new run without --resume")
             return cls(found[-1].parent)
-        name = default_name or f"s{seed if seed is not None else 0}-{time.strftime('%Y%m%d-%H%M%S')}"
-        path, number = base / name, 1
-        while not default_name and path.exists():  # two runs started in the same second
+        if default_name:
+            return cls(base / default_name)
+        folder = cls(base / f"s{seed if seed is not None else 0}-{time.strftime('%Y%m%d-%H%M%S')}")
+        folder._unclaimed = True
+        return folder._next_free()
+
+    def _next_free(self) -> RunFolder:
+        """The first of ``<name>``, ``<name>-2``, ``<name>-3`` ... not there yet (a default name)."""
+        name, number = self._stem, 1
+        while self.path.exists():  # two runs started in the same second
             number += 1
-            path = base / f"{name}-{number}"
-        return cls(path)
+            self.path = self.path.with_name(f"{name}-{number}")
+        return self
+
+    def _claim(self) -> None:
+        """Create a default-named folder as a new folder, taking the next free name if another
+        run made one of that name since ``named`` (two runs started in the same second)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            try:
+                self.path.mkdir()
+            except FileExistsError:
+                self._next_free()
+                continue
+            self._unclaimed = False
+            return
 
     @property
     def name(self) -> str:
@@ -103,6 +127,8 @@ class RunFolder:
         whether the command can ``--resume`` (and so says so)."""
         if not self.path.exists():  # a --resume of a name that is not there leaves no folder behind
             self._check_resumable(resume, holds)
+        if self._unclaimed and not resume:
+            self._claim()
         self.path.mkdir(parents=True, exist_ok=True)
         self._lock = RunLock(self.path).acquire()
         try:

@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+TEST_PROCESS = "BOARDGYM_TEST_PROCESS"
+"""Set to the id of each pytest process (the controller and each xdist worker), so that every
+process started under it, however deep and even once orphaned, carries that id in its
+environment (``/proc/<pid>/environ``)."""
+LEFT_WITHIN = 20.0  # seconds the session's own processes have to end once its tests are done
+OURS_TILL_EXIT = (b"from multiprocessing.forkserver import", b"from multiprocessing.resource_tracker import")
+"""Children that live as long as the test process by design and end with it: multiprocessing's
+forkserver and resource tracker."""
 
 RAY_MISSING = "Ray is an optional extra: pip install 'boardgym[ray]' to run the tests of the ray backend"
 
@@ -87,3 +100,61 @@ def moves_played() -> Callable[[Any, str], Any]:
         return state
 
     return play
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ[TEST_PROCESS] = str(os.getpid())
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def processes_left_behind() -> dict[int, str]:
+    """The live processes this test process started, directly or not, and that are still
+    running (their command lines by id): its children, and any process whose environment names
+    this process in ``BOARDGYM_TEST_PROCESS`` (an orphaned grandchild too)."""
+    me = os.getpid()
+    mark = f"{TEST_PROCESS}={me}".encode()
+    found: dict[int, str] = {}
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        stat = _read(entry / "stat")
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) < 2 or fields[0] in (b"Z", b"X"):
+            continue
+        command = _read(entry / "cmdline")
+        child = int(fields[1]) == me
+        if child and any(part in command for part in OURS_TILL_EXIT):
+            continue
+        if child or mark in _read(entry / "environ").split(b"\0"):
+            found[int(entry.name)] = command.replace(b"\0", b" ").decode(errors="replace")[:200]
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_left_behind() -> Iterator[None]:
+    """Fail the session, loudly, when processes its tests started outlive them (worker pools
+    never shut down, workers of a killed parent); they are then killed, not left running."""
+    yield
+    deadline = time.monotonic() + LEFT_WITHIN
+    left = processes_left_behind()
+    while left and time.monotonic() < deadline:
+        time.sleep(0.2)
+        left = processes_left_behind()
+    if not left:
+        return
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    listing = "\n".join(f"  {pid}: {command}" for pid, command in sorted(left.items()))
+    pytest.fail(
+        f"{len(left)} process(es) started by the tests outlived them by {LEFT_WITHIN:.0f} s (now killed):\n{listing}",
+        pytrace=False,
+    )

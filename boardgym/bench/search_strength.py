@@ -12,7 +12,6 @@ worker processes; game ``i`` is seeded from ``(seed, i)`` so results do not depe
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +21,7 @@ from boardgym.config import Options as BaseOptions
 from boardgym.evaluate.match import DRAW, play_match
 from boardgym.evaluate.ratings import wilson_interval
 from boardgym.games import make_game
+from boardgym.procs import WorkerPool
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench strength") -
     tasks = [(args.game, params, args.agent_a, args.agent_b, args.seed, i) for i in range(args.games)]
     start = time.perf_counter()
     if args.workers > 1:
-        with ProcessPoolExecutor(args.workers) as pool:
+        with WorkerPool(args.workers, start_method=None) as pool:
             results = list(pool.map(_play, tasks, chunksize=4))
     else:
         results = [_play(task) for task in tasks]

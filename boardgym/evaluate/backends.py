@@ -11,19 +11,18 @@ and opening, so which process plays a game, and when, changes nothing in its mov
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
 import sys
 import uuid
 from collections.abc import Generator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
 from boardgym.evaluate.match import play_match
 from boardgym.evaluate.schedule import Fixture, PlayedGame, TournamentSettings
 from boardgym.games import make_game
+from boardgym.procs import WorkerPool
 
 BACKENDS: dict[str, str] = {
     "local": "worker processes on this machine (--workers)",
@@ -48,24 +47,13 @@ def play_local(settings: TournamentSettings, todo: list[Fixture]) -> Generator[P
     workers = min(settings.workers, len(todo))
     size = max(1, min(16, len(todo) // (workers * 16)))  # small chunks: steady progress, little lost on Ctrl-C
     # An executor rather than multiprocessing.Pool: a worker that dies (killed, out of memory)
-    # breaks the run with an error instead of leaving the pool waiting forever.
-    executor = ProcessPoolExecutor(
-        workers,
-        mp_context=multiprocessing.get_context(start_method),
-        initializer=_init_worker,
-        initargs=(settings,),
-    )
-    finished = False
-    try:
+    # breaks the run with an error instead of leaving the pool waiting forever. Leaving the
+    # block early (Ctrl-C, an error, SIGTERM, the generator closed) stops the workers and the
+    # games they were playing; the workers end by themselves if this process is killed.
+    with WorkerPool(workers, start_method=start_method, initializer=_init_worker, initargs=(settings,)) as executor:
         futures = [executor.submit(_play_chunk, todo[i : i + size]) for i in range(0, len(todo), size)]
         for future in as_completed(futures):
             yield from future.result()
-        finished = True
-    finally:
-        if not finished:  # interrupted or failed: stop the games still being played
-            for process in list(getattr(executor, "_processes", {}).values()):
-                process.terminate()
-        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def play_on_ray(settings: TournamentSettings, todo: list[Fixture]) -> Generator[PlayedGame, None, None]:
@@ -125,7 +113,6 @@ _WORKER_TABLE: _Table | None = None
 
 def _init_worker(settings: TournamentSettings) -> None:
     global _WORKER_TABLE
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)

@@ -206,8 +206,9 @@ class TrainingRun:
             raise
 
     def _open(self) -> None:
-        config, folder = self.config, self.folder
+        config = self.config
         self.run_folder.open(resume=config.resume, holds=CHECKPOINT, what="run")
+        self.folder = folder = self.run_folder.path  # a default name is final once open
         if config.resume:
             self.resumed = load_checkpoint(
                 self.checkpoint_path,

@@ -127,3 +127,35 @@ def test_a_game_without_a_graded_set_is_refused_before_any_folder(tmp_path) -> N
     with pytest.raises(BoardgymError, match="no graded position set for hex with .*graded: tictactoe"):
         main(["hex", "-p", "size=9", "--agent", "random", "--root", str(tmp_path / "runs")])
     assert not (tmp_path / "runs").exists()
+
+
+def test_two_grades_in_the_same_second_get_two_folders(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The clock stands still and the second grade is named and run while the first is between
+    naming its folder and opening it (two processes started together): each keeps its own
+    folder and its own grade.json."""
+    import time
+
+    from boardgym.cli import main
+    from boardgym.runs import RunFolder
+
+    frozen = time.localtime(1_700_000_000)
+    real_strftime = time.strftime
+    monkeypatch.setattr(time, "strftime", lambda fmt, when=None: real_strftime(fmt, frozen))
+    real_named = RunFolder.named.__func__  # type: ignore[attr-defined]
+    calls: list[int] = []
+
+    def named(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        folder = real_named(cls, *args, **kwargs)
+        calls.append(1)
+        if len(calls) == 1:  # the other grade runs now, to its end
+            assert main(["grade", "tictactoe", "--agent", "perfect", "--root", str(tmp_path)]) == 0
+        return folder
+
+    monkeypatch.setattr(RunFolder, "named", classmethod(named))
+    assert main(["grade", "tictactoe", "--agent", "random", "--root", str(tmp_path)]) == 0
+    folders = sorted((tmp_path / "tictactoe" / "grade").iterdir())
+    name = f"s0-{real_strftime('%Y%m%d-%H%M%S', frozen)}"
+    assert [folder.name for folder in folders] == [name, f"{name}-2"]
+    agents = {json.loads((folder / "grade.json").read_text())["agent"] for folder in folders}
+    assert agents == {"perfect", "random"}
+    assert all((folder / "grade.md").is_file() for folder in folders)

@@ -25,11 +25,9 @@ TensorBoard under ``solver/`` (``log_labels``).
 
 from __future__ import annotations
 
-import multiprocessing
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +36,7 @@ import numpy as np
 from boardgym.evaluate.grade_sets import read_connect_four_set, varied_game_moves
 from boardgym.game import Game
 from boardgym.games.connect_four import COLUMNS, ConnectFour, ConnectFourState, state_from_planes
+from boardgym.procs import WorkerPool
 from boardgym.solve.connect_four import Solver, SolveTimeout, state_from_moves
 from boardgym.train.alphazero.buffer import ReplayBuffer
 from boardgym.train.alphazero.config import Config
@@ -123,15 +122,12 @@ class SolverTargets:
             raise BoardgymError(f"solver targets need min_ply >= 1 and limit > 0, not {min_ply} and {limit}")
         self.min_ply = min_ply
         self.limit = limit
-        self._pool = (
-            ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-            if workers > 1
-            else None
-        )
+        self._pool = WorkerPool(workers, start_method="spawn") if workers > 1 else None
 
     def close(self) -> None:
+        """End the solver's processes (at once when positions are still being solved)."""
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            self._pool.close()
             self._pool = None
 
     def _solve(

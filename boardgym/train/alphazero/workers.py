@@ -4,15 +4,15 @@ every round, so it plays with the latest weights) and runs the same batched lock
 self-play as the main process; the positions come back to the trainer's replay buffer.
 
 Workers start with ``spawn`` (safe with CUDA and with torch's thread pools) and use one torch
-thread each. Seeds: the trainer passes ``(seed, iteration)`` and worker ``w`` draws from
-``SeedSequence([seed, iteration, w])``, so a run is reproducible for a given number of workers.
+thread each; they are a ``boardgym.procs.WorkerPool``, so they end with the trainer however it
+ends (an error, Ctrl-C, SIGTERM, ``kill -9``). Seeds: the trainer passes ``(seed, iteration)``
+and worker ``w`` draws from ``SeedSequence([seed, iteration, w])``, so a run is reproducible
+for a given number of workers.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol
 
 import numpy as np
@@ -22,6 +22,7 @@ from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.game import Game
 from boardgym.games import make_game
+from boardgym.procs import WorkerPool
 from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
 
 
@@ -43,9 +44,7 @@ class SelfPlayPool:
         self.workers = workers
         self.game = game
         self._setup = (game.name, game.params(), device, amp)
-        self._pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker
-        )
+        self._pool = WorkerPool(workers, start_method="spawn", initializer=_init_worker)
 
     def play(
         self, network: AlphaZeroNet, num_games: int, *, parallel: int, settings: SelfPlaySettings, seed: tuple[int, ...]
@@ -74,7 +73,9 @@ class SelfPlayPool:
         return merged
 
     def close(self) -> None:
-        self._pool.shutdown(cancel_futures=True)
+        """End the workers: at once when called with games still being played (an error,
+        Ctrl-C, SIGTERM), else once they are idle (``WorkerPool.close``)."""
+        self._pool.close()
 
 
 def split_games(num_games: int, workers: int) -> list[int]:
