@@ -20,6 +20,10 @@ TAKEABLE = "#1f9e89"
 MARKS = ("#c0392b", "#1f5fa8")
 SIDES = ("X", "O")
 """The players as the picture names them (``boardgym.draw.side_names``)."""
+HINT = (
+    "Click the quarter of an outlined border cube that points to the end of its row or column "
+    "where it goes back in (a chevron marks each); the cubes between slide one place to fill the gap."
+)
 _DIRECTIONS = {"T": (0, -1), "B": (0, 1), "L": (-1, 0), "R": (1, 0)}
 
 

@@ -105,6 +105,8 @@ def test_view_names_the_sides_and_how_a_click_moves() -> None:
     assert four["sides"] == ["X (red)", "O (yellow)"] and four["hint"] == ""
     nim = store.add(make_game("nim"), (you, Seat("random", "random")), seed=0).view()
     assert nim["sides"] == ["player 0", "player 1"] and "every match to its right" in nim["hint"]
+    quixo = store.add(make_game("quixo"), (you, Seat("random", "random")), seed=0).view()
+    assert quixo["sides"] == ["X", "O"] and "quarter" in quixo["hint"] and "slide" in quixo["hint"]
 
 
 def test_a_finished_puzzle_says_what_its_return_means() -> None:
