@@ -197,9 +197,13 @@ def watch_parent(parent: int, interval: float = WATCH_INTERVAL) -> threading.Thr
         return not _alive(parent)
 
     def watch() -> None:
-        while not gone():
+        while True:
             time.sleep(interval)
-        os._exit(ORPHANED_EXIT)
+            try:
+                if gone():
+                    os._exit(ORPHANED_EXIT)
+            except MemoryError:  # a worker at its memory cap (the play page's): look again
+                continue
 
     if gone():
         os._exit(ORPHANED_EXIT)

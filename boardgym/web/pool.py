@@ -36,7 +36,6 @@ import multiprocessing
 import os
 import resource
 import signal
-import threading
 import time
 import weakref
 from collections import OrderedDict, deque
@@ -46,6 +45,7 @@ from typing import Any
 
 import anyio
 
+from boardgym.procs import watch_parent
 from boardgym.types import BoardgymError
 
 AGENTS_PER_WORKER = 64
@@ -414,7 +414,7 @@ def _serve(connection: Connection, parent: int, memory_mb: int) -> None:
     space (0: no cap)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    watch_parent(parent, PARENT_POLL_SECONDS)
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -501,18 +501,6 @@ def _address_space(pid: int | None) -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0
-
-
-def _watch_parent(parent: int) -> None:
-    """End this worker once the server's process is gone (killed, even with SIGKILL), also
-    in the middle of a search that would not read the pipe's end for minutes."""
-    while True:
-        time.sleep(PARENT_POLL_SECONDS)
-        try:
-            if os.getppid() != parent:
-                os._exit(0)
-        except MemoryError:  # the search took the last of the memory cap: it will hear of it too
-            continue
 
 
 def _plain(value: Any) -> Any:

@@ -20,6 +20,8 @@ import pytest
 
 pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install 'boardgym[web]'")
 
+from boardgym.procs import child_pids, process_alive  # noqa: E402
+
 JSON = {"content-type": "application/json"}
 LONG_SEARCH = "mcts:simulations=1000000000"  # thinks until the cap, far past the test's wait
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,36 +33,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def children(pid: int) -> set[int]:
-    """The live (not zombie) child processes of ``pid``, read from /proc."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.add(int(entry.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def wait_gone(pids: set[int], seconds: float = 30.0) -> set[int]:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        left = {pid for pid in pids if alive(pid)}
+        left = {pid for pid in pids if process_alive(pid)}
         if not left:
             return left
         time.sleep(0.2)
-    return {pid for pid in pids if alive(pid)}
+    return {pid for pid in pids if process_alive(pid)}
 
 
 def environment() -> dict[str, str]:
@@ -99,7 +79,7 @@ def test_serve_leaves_no_worker_behind(how: signal.Signals) -> None:
         searching = threading.Thread(target=search, daemon=True)
         searching.start()
         time.sleep(1.0)
-        workers = children(server.pid)
+        workers = set(child_pids(server.pid))
         assert len(workers) >= 2, workers
         server.send_signal(how)
         server.wait(timeout=60)
