@@ -163,9 +163,7 @@ class BatchedGame(ABC, Generic[S]):
     def random_actions(self, state: S, generator: torch.Generator | None = None) -> torch.Tensor:
         """A uniformly random legal action for every game (an arbitrary one where a game is over:
         ``step`` ignores it)."""
-        counts = self.legal_mask(state).cumsum(1)
-        pick = (torch.rand(len(counts), generator=generator, device=self.device) * counts[:, -1]).long()
-        return (counts <= pick.unsqueeze(1)).sum(1).clamp(max=self.num_actions - 1)
+        return uniform_pick(self.legal_mask(state), generator)
 
     @abstractmethod
     def to_scalar_states(self, state: S) -> list[Any]:
@@ -363,6 +361,14 @@ def pick_tables(width: int) -> tuple[list[int], list[int]]:
         for k, bit in enumerate(b for b in range(width) if mask >> b & 1):
             picks[mask * width + k] = bit
     return counts, picks
+
+
+def uniform_pick(mask: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
+    """A uniformly random true column of each row of ``mask`` (bool ``[B, A]``), one uniform
+    draw a row; the last column where a row has none."""
+    counts = mask.cumsum(1)
+    pick = (torch.rand(len(counts), generator=generator, device=mask.device) * counts[:, -1]).long()
+    return (counts <= pick.unsqueeze(1)).sum(1).clamp(max=mask.shape[1] - 1)
 
 
 def random_below(counts: torch.Tensor, most: int, generator: torch.Generator | None) -> torch.Tensor:

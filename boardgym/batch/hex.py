@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from boardgym.batch.core import BatchedGame
+from boardgym.batch.core import BatchedGame, uniform_pick
 from boardgym.games.hex import BLACK, WHITE, Hex, stones
 
 RANK_SHIFT, COLOUR_SHIFT = 9, 13
@@ -244,10 +244,7 @@ class BatchedHex(BatchedGame[HexBatch]):
             legal = state.board.index_select(0, rows)[:, : self.cells] >= EMPTY_ENTRY
             if self.swap:
                 legal = torch.cat((legal, state.swappable.index_select(0, rows).unsqueeze(1)), 1)
-            counts = legal.cumsum(1)
-            pick = (torch.rand(len(rows), generator=generator, device=self.device) * counts[:, -1]).long()
-            picked = (counts <= pick.unsqueeze(1)).sum(1).clamp(max=self.num_actions - 1)
-            actions = actions.index_copy(0, rows, picked)
+            actions = actions.index_copy(0, rows, uniform_pick(legal, generator))
         return actions
 
     def legal_mask(self, state: HexBatch) -> torch.Tensor:
