@@ -5,9 +5,10 @@ wheel, installs it in a clean venv and runs this there; it also runs by hand in 
     python tests/smoke_installed.py REPOSITORY
 
 It plays a move against ``alphazero:pretrained=true`` for every shipped network, grades a few
-positions of the shipped Connect Four set, renders a picture, starts ``boardgym serve`` and
-fetches the page and its static files; each step prints one line with its time. Exit status
-0 when every step passed; an ``AssertionError`` (or the error itself) otherwise.
+positions of the shipped Connect Four set, times the solver on three of Pons's shipped test
+positions, renders a picture, starts ``boardgym serve`` and fetches the page and its static
+files; each step prints one line with its time. Exit status 0 when every step passed; an
+``AssertionError`` (or the error itself) otherwise.
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def grade_positions() -> None:
     assert len(positions) > 100, len(positions)
     result = grade(game, "alphazero:pretrained=true,simulations=16", positions=positions[:4], positions_name="smoke")
     assert result.positions == 4 and 0 <= result.mistakes <= 4, result
+    timed = subprocess.run(
+        [_script("boardgym"), "bench", "solver", "--sets", "End-Easy", "--limit", "3"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )  # Pons's test positions, shipped in the package
+    assert "| End-Easy | 3/3 |" in timed.stdout and "matched the published" in timed.stdout, timed.stdout
 
 
 def render_picture() -> None:
