@@ -17,10 +17,10 @@ from pathlib import Path
 
 from boardgym.config import Options as BaseOptions
 from boardgym.config import option, options_from_argv
-from boardgym.solve.connect_four import Solver, state_from_moves
+from boardgym.solve.connect_four import TEST_SETS, Solver, state_from_moves
 from boardgym.types import BoardgymError
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "connect_four"
+DEFAULT_DATA = TEST_SETS
 SETS = {
     "End-Easy": "Test_L3_R1",
     "Middle-Easy": "Test_L2_R1",

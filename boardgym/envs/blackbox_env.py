@@ -16,8 +16,10 @@
   starts when the env is made and again at each ``reset(seed=...)`` with a seed; a plain
   ``reset()`` goes on counting. ``info["fitness"]`` is the reward, ``info["instance"]`` the
   instance number.
-- Render modes: ``ansi`` (the first 100 bits and the fitness) and ``rgb_array`` (the genome as
-  a bit strip with its fitness, ``boardgym.draw.blackbox``; blank before the first step).
+- Render modes: ``ansi`` (the first 100 bits and the fitness), ``rgb_array`` (the genome as
+  a bit strip with its fitness, ``boardgym.draw.blackbox``; blank before the first step) and
+  ``human`` (that picture in a pygame window after ``reset`` and ``step``, the ``ansi`` text
+  printed where no window can open; ``boardgym.envs.window``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 import boardgym.draw as draw
+from boardgym.envs.window import HumanWindow
 from boardgym.games.blackbox import GENOME_LENGTH, BlackBox, BlackBoxProblem, BlackBoxState
 from boardgym.types import BoardgymError
 
@@ -36,7 +39,7 @@ from boardgym.types import BoardgymError
 class BlackBoxEnv(gym.Env):
     """One genome per episode, fitness as reward (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -51,6 +54,7 @@ class BlackBoxEnv(gym.Env):
             )
         self.render_mode = render_mode
         self.problem = BlackBoxProblem(instance, genome_length)
+        self.window = HumanWindow("boardgym: blackbox", self.metadata["render_fps"]) if render_mode == "human" else None
         n = self.problem.genome_length
         self.action_space = spaces.MultiBinary(n)
         self.observation_space = spaces.MultiBinary(n)
@@ -69,6 +73,8 @@ class BlackBoxEnv(gym.Env):
         self._genome = np.zeros(self.problem.genome_length, dtype=np.int8)
         self._fitness = None
         self._episode_over = False
+        if self.render_mode == "human":
+            self.render()
         return self._genome.copy(), {"calls": self.problem.calls, "instance": self.problem.instance}
 
     def step(self, action: Any):
@@ -89,6 +95,8 @@ class BlackBoxEnv(gym.Env):
         self._genome = genome.astype(np.int8)
         self._fitness = self.problem(self._genome)
         info = {"calls": self.problem.calls, "fitness": self._fitness, "instance": self.problem.instance}
+        if self.render_mode == "human":
+            self.render()
         return self._genome.copy(), self._fitness, True, False, info
 
     def render(self) -> str | np.ndarray | None:
@@ -97,6 +105,17 @@ class BlackBoxEnv(gym.Env):
             return None
         if self.render_mode == "rgb_array":
             return draw.rgb_array(*self._position())
+        if self.window is not None:
+            self.window.show(lambda: draw.rgb_array(*self._position()), self._text)
+            return None
+        return self._text()
+
+    def close(self) -> None:
+        """Close the window of ``render_mode="human"``."""
+        if self.window is not None:
+            self.window.close()
+
+    def _text(self) -> str:
         bits = "".join(map(str, self._genome.tolist()))
         score = "not evaluated" if self._fitness is None else f"fitness {self._fitness:.4f}"
         return f"{bits[:100]}...\ninstance {self.problem.instance}, {score}, {self.problem.calls} call(s)"

@@ -22,8 +22,10 @@ Conventions, written down once for every game:
   envs do, until ``reset()``. A done agent may only be stepped with ``None``.
 - ``state()`` is the global state PettingZoo's API asks for (``state_space``): the board's
   planes from ``player_0``'s side. The rules' own state is ``env.game_state``.
-- ``render()``: ``"ansi"`` returns the rules' text board with coordinates, ``"human"`` prints
-  it, ``"rgb_array"`` returns the game's picture (``boardgym.draw``: the SVG drawing
+- ``render()``: ``"ansi"`` returns the rules' text board with coordinates, ``"human"`` shows
+  the picture in a pygame window after every ``reset`` and ``step``, at ``metadata["render_fps"]``
+  (``boardgym.envs.window``; the text board printed where no window can open; ``close()``
+  closes it), ``"rgb_array"`` returns the game's picture (``boardgym.draw``: the SVG drawing
   rasterised, last move marked) as a ``(height, width, 3)`` uint8 array whose size depends
   only on the game's parameters. In Jupyter an env shows that picture (``_repr_svg_``).
 """
@@ -39,6 +41,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 import boardgym.draw as draw
+from boardgym.envs.window import HumanWindow
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.types import Action, BoardgymError, IllegalActionError, as_action
@@ -74,6 +77,7 @@ class BoardgymAECEnv(AECEnv):
         self.game_state = game.initial_state()
         self.moves: list[Action] = []  # this game's actions so far (the picture marks the last)
         self._has_reset = False
+        self.window = human_window(game, self.render_mode, self.metadata)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -94,6 +98,8 @@ class BoardgymAECEnv(AECEnv):
         self._game_over = False
         self._final = (False, False)  # (terminated, truncated) once the game is over
         self._has_reset = True
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
@@ -157,10 +163,12 @@ class BoardgymAECEnv(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' to the env")
             return None
-        return render_state(self.game, self.game_state, self.render_mode, self.moves)
+        return render_state(self.game, self.game_state, self.render_mode, self.moves, self.window)
 
     def close(self) -> None:
-        pass
+        """Close the window of ``render_mode="human"``."""
+        if self.window is not None:
+            self.window.close()
 
     def _repr_svg_(self) -> str:
         """The position's picture, for Jupyter."""
@@ -191,15 +199,28 @@ def check_render_mode(game: Game, render_mode: str | None) -> str | None:
     return render_mode
 
 
-def render_state(game: Game, state: Any, mode: str, history: Sequence[Action] = ()) -> str | np.ndarray | None:
-    """Render ``state`` in ``mode``: the text board (``ansi``), printed (``human``) or the
-    picture with the last move of ``history`` marked (``rgb_array``)."""
+def human_window(game: Game, render_mode: str | None, metadata: dict[str, Any]) -> HumanWindow | None:
+    """The window an env shows ``game`` in for ``render_mode="human"`` (else ``None``), at the
+    env's ``metadata["render_fps"]``."""
+    if render_mode != "human":
+        return None
+    return HumanWindow(f"boardgym: {game.name}", float(metadata["render_fps"]))
+
+
+def render_state(
+    game: Game, state: Any, mode: str, history: Sequence[Action] = (), window: HumanWindow | None = None
+) -> str | np.ndarray | None:
+    """Render ``state`` in ``mode``: the text board (``ansi``), the picture with the last move
+    of ``history`` marked (``rgb_array``), or that picture shown in ``window`` (``human``; the
+    text board printed where no window can open or none is given)."""
     if mode == "rgb_array":
         return draw.rgb_array(game, state, history[-2:])
-    text = game.render(state)
     if mode == "ansi":
-        return text
-    print(text, flush=True)
+        return game.render(state)
+    if window is None:
+        print(game.render(state), flush=True)
+    else:
+        window.show(lambda: draw.rgb_array(game, state, history[-2:]), lambda: game.render(state))
     return None
 
 

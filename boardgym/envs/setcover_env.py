@@ -17,8 +17,9 @@ seeds the env's generator, it does not draw a new instance.
   step: -1, nothing changes, ``info["illegal_action"]`` records it; so is an action that is
   not an integer index (``as_action``). After ``num_sets`` steps without a cover the episode
   is truncated; once it has ended, ``step`` refuses (``BoardgymError``) until ``reset()``.
-- ``info["covered"]`` counts the covered elements. Render modes: ``ansi``, ``human``,
-  ``rgb_array`` (the sets as rows, covered elements below: ``boardgym.draw.setcover``).
+- ``info["covered"]`` counts the covered elements. Render modes: ``ansi``, ``human`` (the
+  picture in a pygame window, ``boardgym.envs.window``), ``rgb_array`` (the sets as rows,
+  covered elements below: ``boardgym.draw.setcover``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 import boardgym.draw as draw
-from boardgym.envs.core import RENDER_MODES, check_render_mode, render_state
+from boardgym.envs.core import RENDER_MODES, check_render_mode, human_window, render_state
 from boardgym.games import make_game
 from boardgym.games.setcover import SetCover
 from boardgym.types import BoardgymError, IllegalActionError, as_action
@@ -47,6 +48,7 @@ class SetCoverEnv(gym.Env):
             raise BoardgymError(f"SetCoverEnv plays set cover instances, not {built.name}")
         self.game: SetCover = built
         self.render_mode = check_render_mode(self.game, render_mode)
+        self.window = human_window(self.game, self.render_mode, self.metadata)
         self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.state = self.game.initial_state()
@@ -93,7 +95,12 @@ class SetCoverEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to gym.make")
             return None
-        return render_state(self.game, self.state, self.render_mode, self.moves)
+        return render_state(self.game, self.state, self.render_mode, self.moves, self.window)
+
+    def close(self) -> None:
+        """Close the window of ``render_mode="human"``."""
+        if self.window is not None:
+            self.window.close()
 
     def _repr_svg_(self) -> str:
         """The instance and the sets taken, for Jupyter."""

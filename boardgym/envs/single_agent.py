@@ -23,8 +23,10 @@ each episode from the env's seeded generator). Game parameters pass through
   ends the episode with -1 and ``info["illegal_action"]``. Once an episode has ended,
   ``step`` refuses (``BoardgymError``) until ``reset()``.
 - ``info["seat"]`` is the learner's seat, ``info["opponent_action"]`` the opponent's last reply.
-- Render modes: ``ansi``, ``human`` and ``rgb_array`` (the game's picture, last move marked;
-  see ``boardgym.envs.core``); ``env.unwrapped`` shows the picture in Jupyter.
+- Render modes: ``ansi``, ``human`` (that picture in a pygame window after every ``reset``
+  and ``step``, at ``metadata["render_fps"]``; ``close()`` closes it) and ``rgb_array`` (the
+  game's picture, last move marked; see ``boardgym.envs.core``); ``env.unwrapped`` shows the
+  picture in Jupyter.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from gymnasium import spaces
 
 import boardgym.draw as draw
 from boardgym.agents.registry import make_agent
-from boardgym.envs.core import RENDER_MODES, check_render_mode, render_state
+from boardgym.envs.core import RENDER_MODES, check_render_mode, human_window, render_state
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.types import BoardgymError, IllegalActionError, as_action
@@ -65,6 +67,7 @@ class SingleAgentEnv(gym.Env):
             raise BoardgymError(f"seat={seat!r} must be 0 (move first), 1 (move second) or None (random)")
         self.fixed_seat = None if seat is None else int(seat)
         self.render_mode = check_render_mode(self.game, render_mode)
+        self.window = human_window(self.game, self.render_mode, self.metadata)
         self.opponent = make_agent(opponent, self.game)
         self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
@@ -121,7 +124,12 @@ class SingleAgentEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to gym.make")
             return None
-        return render_state(self.game, self.state, self.render_mode, self.moves)
+        return render_state(self.game, self.state, self.render_mode, self.moves, self.window)
+
+    def close(self) -> None:
+        """Close the window of ``render_mode="human"``."""
+        if self.window is not None:
+            self.window.close()
 
     def _repr_svg_(self) -> str:
         """The position's picture, for Jupyter."""

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from boardgym.games.connect_four import (
     BOARD_MASK,
@@ -46,6 +47,9 @@ from boardgym.games.connect_four import (
 )
 from boardgym.types import Action, BoardgymError, IllegalActionError
 
+TEST_SETS = Path(__file__).parent / "data" / "connect_four"
+"""Pascal Pons's test positions (``Test_L*_R*``, shipped in the package; the folder's
+README.md says which lines), which ``boardgym bench solver`` times and the tests check."""
 CELLS = COLUMNS * ROWS
 MIN_SCORE = -(CELLS // 2) + 3  # -18: the earliest possible loss
 MAX_SCORE = (CELLS + 1) // 2 - 3  # 18: the earliest possible win

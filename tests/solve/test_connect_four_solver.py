@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
 from boardgym.games.connect_four import ConnectFour
 from boardgym.solve.connect_four import (
+    TEST_SETS,
     Solver,
     SolveTimeout,
     best_moves,
@@ -18,7 +18,7 @@ from boardgym.solve.connect_four import (
 )
 from boardgym.types import BoardgymError
 
-DATA = Path(__file__).parents[1] / "data" / "connect_four"
+DATA = TEST_SETS
 SETS = ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3")
 # Lines (0-based) checked by default: quick ones, so the default run stays short.
 SAMPLE = {
