@@ -81,7 +81,7 @@ class NetworkAgent(BaseAgent):
             return int(self.net(obs, mask)[0].argmax())
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
     parser.add_argument("--vector", choices=["native", "sync"], default="native", help="boardgym's or Gymnasium's")

@@ -50,7 +50,7 @@ def measured(game, module, games: int, seed: int, spec: str) -> Measured:
     return measure(game.name, RLModuleAgent(game, module), "random", games, seed, spec=spec)
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe")
     parser.add_argument("--iterations", type=int, default=20, help="PPO iterations")

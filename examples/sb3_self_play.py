@@ -45,7 +45,7 @@ class LatestSnapshot(BaseAgent):
         return self.policy.act(game, state)
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of training, each against the last snapshot")

@@ -28,7 +28,7 @@ from boardgym.evaluate.measure import Measured, measure
 from boardgym.games import GAMES
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
     parser.add_argument("--timesteps", type=int, default=50_000, help="learner moves to train for")

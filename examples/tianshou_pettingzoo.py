@@ -57,7 +57,7 @@ class QAgent(BaseAgent):
         return int(np.argmax(np.where(game.legal_mask(state), q, -np.inf)))
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
     parser.add_argument("--seat", type=int, default=0, choices=[0, 1], help="the learner's seat")
