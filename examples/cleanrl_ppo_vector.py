@@ -13,9 +13,16 @@ an episode ends, the next ``step`` ignores its action and resets that env. The m
 ``infos["action_mask"]``; illegal actions get a logit of ``-inf``. boardgym's convention keeps
 this loop free of NaN: the mask of a finished episode is all ones, never all zeros. The
 transition of that ignored action (reward 0, next observation the new episode's first) is kept
-out of the loss (``valid``), and GAE does not bootstrap across an episode's end. The last line,
-as JSON: the agent's win rate against random before and after training, and the environment
-steps per second of the whole training loop (rollouts and updates).
+out of the loss (``valid``), and GAE does not bootstrap across an episode's end.
+
+The trained policy (the trunk and the logits head; the critic is not needed to play) is saved
+with ``boardgym.agents.torch_policy.save_policy``: its weights and its declared architecture,
+read back with ``torch.load(weights_only=True)`` by the agent spec ``torch:checkpoint=PATH``.
+The script measures the live network against random as ``boardgym evaluate`` does
+(``boardgym.evaluate.measure``: seats alternated, evaluate's opening suite) and prints the
+``boardgym evaluate`` command that plays the same games with the saved file. The last line, as
+JSON: the win rate before and after training, the environment steps per second of the whole
+training loop (rollouts and updates), the model's path and that command.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -33,7 +41,8 @@ from torch import nn
 import boardgym  # noqa: F401  (registers the gym ids)
 from boardgym import make_game
 from boardgym.agents.base import BaseAgent
-from boardgym.evaluate import play_games
+from boardgym.agents.torch_policy import save_policy
+from boardgym.evaluate.measure import Measured, measure
 from boardgym.game import Game
 from boardgym.games import gym_id
 
@@ -72,7 +81,7 @@ class NetworkAgent(BaseAgent):
             return int(self.net(obs, mask)[0].argmax())
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
     parser.add_argument("--vector", choices=["native", "sync"], default="native", help="boardgym's or Gymnasium's")
@@ -86,9 +95,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--gae-lambda", type=float, default=0.95)
     parser.add_argument("--clip", type=float, default=0.2)
     parser.add_argument("--ent-coef", type=float, default=0.01)
-    parser.add_argument("--eval-games", type=int, default=200)
+    parser.add_argument("--eval-games", type=int, default=200, help="games against random (as boardgym evaluate)")
     parser.add_argument("--device", default="cpu", help="where the network (and the native env's games) run")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save", default="runs/examples/cleanrl_ppo_vector", help="folder for policy.pt")
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -116,13 +126,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             return values.to(dtype)
         return torch.as_tensor(np.asarray(values), dtype=dtype, device=device)
 
-    def win_rate() -> float:
-        agent = NetworkAgent(game, net.cpu())
-        rate = play_games(game, agent, "random", args.eval_games, seed=args.seed).win_rate
-        net.to(device)
-        return rate
+    path = Path(args.save) / "policy.pt"
+    spec = f"torch:checkpoint={path}"
 
-    before = win_rate()
+    def measured() -> Measured:
+        agent = NetworkAgent(game, net.cpu())
+        result = measure(args.game, agent, "random", args.eval_games, args.seed, spec=spec)
+        net.to(device)
+        return result
+
+    before = measured()
     T, N = args.num_steps, args.num_envs
     obs_buf = torch.zeros(T, N, inputs, device=device)
     mask_buf = torch.zeros(T, N, n_actions, dtype=torch.bool, device=device)
@@ -187,11 +200,17 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             print(f"update {update + 1}: {finished.numel()} episodes, mean return {finished.mean():.2f}")
     seconds = time.perf_counter() - started
     envs.close()
-    after = win_rate()
+    after = measured()
+    save_policy(path, game, [net.trunk[0], net.trunk[2], net.logits], activation="ReLU", framework="cleanrl")
+    print(f"model: {path} (play it: boardgym play {args.game} --opponent {spec})")
+    print(f"against random: {after.describe()}")
+    print(f"the same games, ranked by boardgym: {after.command}")
     results = {
-        "win_rate_before": before,
-        "win_rate_after": after,
+        "win_rate_before": before.win_rate,
+        "win_rate_after": after.win_rate,
         "env_steps_per_second": T * N * args.updates / seconds,
+        "model": str(path),
+        "evaluate": after.command,
     }
     print(json.dumps(results))
     return results

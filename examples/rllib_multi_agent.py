@@ -7,9 +7,16 @@ legal player, each taking a random seat every episode.
 RLlib's action-masking module (``ActionMaskingTorchRLModule``, shipped with RLlib's examples)
 reads the ``{"observations", "action_mask"}`` observations of
 ``boardgym.envs.rllib.BoardgymMultiAgentEnv``; the opponent is
-``MaskedRandomRLModule``, left out of training. The script prints the learner's win rate
-against random (boardgym's own ``play_games``, seats alternating) before and after training,
-as one JSON line last.
+``MaskedRandomRLModule``, left out of training.
+
+The trained module's policy is exported with ``boardgym.envs.rllib.save_module`` into a
+boardgym policy file (its weights and declared architecture, read back with
+``torch.load(weights_only=True)`` by the agent spec ``torch:checkpoint=PATH``), not left in
+RLlib's checkpoint, whose module state and constructor are pickles that cannot be read without
+running them. The script measures the live module against random as ``boardgym evaluate`` does
+(``boardgym.evaluate.measure``: seats alternated, evaluate's opening suite) and prints the
+``boardgym evaluate`` command that plays the same games with the exported file. The last line,
+as JSON: the win rate before and after training, the model's path and that command.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import argparse
 import json
 import logging
 import zlib
+from pathlib import Path
 
 import ray
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -27,8 +35,8 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 from ray.tune.registry import register_env
 
 from boardgym import make_game
-from boardgym.envs.rllib import BoardgymMultiAgentEnv, MaskedRandomRLModule, RLModuleAgent
-from boardgym.evaluate import play_games
+from boardgym.envs.rllib import BoardgymMultiAgentEnv, MaskedRandomRLModule, RLModuleAgent, save_module
+from boardgym.evaluate.measure import Measured, measure
 
 
 def learner_seat(agent_id: str, episode, **kwargs) -> str:
@@ -37,17 +45,19 @@ def learner_seat(agent_id: str, episode, **kwargs) -> str:
     return "learner" if agent_id == f"player_{seat}" else "random"
 
 
-def win_rate(game, module, games: int, seed: int) -> float:
-    return play_games(game, RLModuleAgent(game, module), "random", games, seed=seed).win_rate
+def measured(game, module, games: int, seed: int, spec: str) -> Measured:
+    """The live module against random, as ``boardgym evaluate`` plays ``spec``."""
+    return measure(game.name, RLModuleAgent(game, module), "random", games, seed, spec=spec)
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe")
     parser.add_argument("--iterations", type=int, default=20, help="PPO iterations")
     parser.add_argument("--batch", type=int, default=2000, help="env steps per iteration")
-    parser.add_argument("--eval-games", type=int, default=200)
+    parser.add_argument("--eval-games", type=int, default=200, help="games against random (as boardgym evaluate)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save", default="runs/examples/rllib_multi_agent", help="folder for policy.pt")
     args = parser.parse_args(argv)
 
     ray.init(num_cpus=1, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
@@ -71,18 +81,29 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         .training(train_batch_size_per_learner=args.batch, minibatch_size=256, num_epochs=4, lr=1e-3)
         .debugging(seed=args.seed)
     )
+    path = Path(args.save) / "policy.pt"
+    spec = f"torch:checkpoint={path}"
     algo = config.build_algo()
     try:
-        before = win_rate(game, algo.get_module("learner"), args.eval_games, args.seed)
+        before = measured(game, algo.get_module("learner"), args.eval_games, args.seed, spec)
         for iteration in range(args.iterations):
             result = algo.train()
             returns = result["env_runners"].get("module_episode_returns_mean", {}).get("learner")
             print(f"iteration {iteration + 1}: learner's mean return {returns}")
-        after = win_rate(game, algo.get_module("learner"), args.eval_games, args.seed)
+        after = measured(game, algo.get_module("learner"), args.eval_games, args.seed, spec)
+        save_module(algo.get_module("learner"), path, game)
     finally:
         algo.stop()
         ray.shutdown()
-    results = {"win_rate_before": before, "win_rate_after": after}
+    print(f"model: {path} (play it: boardgym play {args.game} --opponent {spec})")
+    print(f"against random: {after.describe()}")
+    print(f"the same games, ranked by boardgym: {after.command}")
+    results = {
+        "win_rate_before": before.win_rate,
+        "win_rate_after": after.win_rate,
+        "model": str(path),
+        "evaluate": after.command,
+    }
     print(json.dumps(results))
     return results
 

@@ -7,7 +7,9 @@ Any boardgym agent can sit inside ``gym.make("boardgym/<Game>-v0", opponent=...)
 opponent here is an agent that plays whichever policy it was last handed: random at first,
 then, after each round of training, the model just saved (``ppo:checkpoint=model.zip``,
 sampling its moves so that games vary). The learner's win rate against random before and
-after all rounds is the last line, as JSON.
+after all rounds, measured as ``boardgym evaluate`` measures it (``boardgym.evaluate.measure``:
+seats alternated, evaluate's opening suite), is the last line, as JSON, after the
+``boardgym evaluate`` command that ranks the last snapshot with the same games.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from sb3_contrib import MaskablePPO
 import boardgym  # noqa: F401  (registers the gym ids)
 from boardgym import make_agent, make_game
 from boardgym.agents.base import Agent, BaseAgent
-from boardgym.evaluate import play_games
+from boardgym.evaluate.measure import measure
 from boardgym.game import Game
 from boardgym.games import GAMES
 
@@ -43,12 +45,12 @@ class LatestSnapshot(BaseAgent):
         return self.policy.act(game, state)
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of training, each against the last snapshot")
     parser.add_argument("--steps-per-round", type=int, default=20_000)
-    parser.add_argument("--eval-games", type=int, default=200, help="games against random, seats alternating")
+    parser.add_argument("--eval-games", type=int, default=200, help="games against random (as boardgym evaluate)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save", default="runs/examples/sb3_self_play", help="folder for the snapshots")
     args = parser.parse_args(argv)
@@ -66,14 +68,21 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         return path
 
     first = snapshot(0)
-    before = play_games(game, f"ppo:checkpoint={first}", "random", args.eval_games, seed=args.seed).win_rate
+    before = measure(args.game, f"ppo:checkpoint={first}", "random", args.eval_games, args.seed)
     for index in range(1, args.rounds + 1):
         model.learn(args.steps_per_round, reset_num_timesteps=False)
         path = snapshot(index)
         opponent.policy = make_agent(f"ppo:checkpoint={path},deterministic=false", game, seed=args.seed + index)
         print(f"round {index}: the opponent is now {path.name}")
-    after = play_games(game, f"ppo:checkpoint={path}", "random", args.eval_games, seed=args.seed).win_rate
-    results = {"win_rate_before": before, "win_rate_after": after}
+    after = measure(args.game, f"ppo:checkpoint={path}", "random", args.eval_games, args.seed)
+    print(f"against random: {after.describe()}")
+    print(f"the same games, ranked by boardgym: {after.command}")
+    results = {
+        "win_rate_before": before.win_rate,
+        "win_rate_after": after.win_rate,
+        "model": str(path),
+        "evaluate": after.command,
+    }
     print(json.dumps(results))
     return results
 

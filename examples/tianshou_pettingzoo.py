@@ -6,9 +6,16 @@ masked random player in the other.
 
 ``tianshou.env.PettingZooEnv`` wraps ``boardgym.envs.<game>_v0.env()`` as it wraps
 PettingZoo's own classic games: it reads the ``{"observation", "action_mask"}`` observations
-and hands each agent's steps to its own algorithm (``MultiAgentOffPolicyAlgorithm``). The
-learner's win rate against boardgym's random agent, in the learner's seat, before and after
-training is the last line, as JSON.
+and hands each agent's steps to its own algorithm (``MultiAgentOffPolicyAlgorithm``).
+
+The trained policy is saved as Tianshou saves it, ``torch.save(policy.state_dict(), path)``,
+and played by the agent spec ``tianshou:checkpoint=PATH``, which reads the state_dict with
+``torch.load(weights_only=True)`` into the ``Net`` MLP declared here (the layer sizes from the
+weights, ReLU between them). The script measures the live network against boardgym's random
+agent as ``boardgym evaluate`` does (``boardgym.evaluate.measure``: seats alternated, so the
+learner also plays the seat it did not train in, and evaluate's opening suite) and prints the
+``boardgym evaluate`` command that plays the same games with the saved file. The last line, as
+JSON: the win rate before and after training, the model's path and that command.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,9 +37,9 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from boardgym import make_agent, make_game
+from boardgym import make_game
 from boardgym.agents.base import BaseAgent
-from boardgym.evaluate.match import play_match
+from boardgym.evaluate.measure import measure
 from boardgym.game import Game
 
 
@@ -49,15 +57,7 @@ class QAgent(BaseAgent):
         return int(np.argmax(np.where(game.legal_mask(state), q, -np.inf)))
 
 
-def win_rate(game: Game, learner: BaseAgent, seat: int, games: int, seed: int) -> float:
-    """Share of ``games`` the learner wins in ``seat`` against random."""
-    opponent = make_agent("random", game, seed=seed)
-    seats = (learner, opponent) if seat == 0 else (opponent, learner)
-    wins = sum(play_match(game, seats, seed, index=i, record_moves=False).winner == seat for i in range(games))
-    return wins / games
-
-
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
     parser.add_argument("--seat", type=int, default=0, choices=[0, 1], help="the learner's seat")
@@ -65,8 +65,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--steps-per-epoch", type=int, default=1000)
     parser.add_argument("--train-envs", type=int, default=4)
     parser.add_argument("--updates-per-step", type=float, default=0.5, help="gradient steps per env step")
-    parser.add_argument("--eval-games", type=int, default=200)
+    parser.add_argument("--eval-games", type=int, default=200, help="games against random (as boardgym evaluate)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save", default="runs/examples/tianshou_pettingzoo", help="folder for policy.pth")
     args = parser.parse_args(argv)
 
     np.random.seed(args.seed)
@@ -90,7 +91,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     seats = [learner, random_player] if args.seat == 0 else [random_player, learner]
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=seats, env=env)
 
-    before = win_rate(game, QAgent(game, net), args.seat, args.eval_games, args.seed)
+    path = Path(args.save) / "policy.pth"
+    spec = f"tianshou:checkpoint={path}"
+    before = measure(args.game, QAgent(game, net), "random", args.eval_games, args.seed, spec=spec)
     train_envs = DummyVectorEnv([make_env for _ in range(args.train_envs)])
     train_envs.seed(args.seed)
     collector = Collector[CollectStats](
@@ -113,8 +116,18 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         )
     )
     net.eval()
-    after = win_rate(game, QAgent(game, net), args.seat, args.eval_games, args.seed)
-    results = {"win_rate_before": before, "win_rate_after": after}
+    after = measure(args.game, QAgent(game, net), "random", args.eval_games, args.seed, spec=spec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(learner.policy.state_dict(), path)
+    print(f"model: {path} (play it: boardgym play {args.game} --opponent {spec})")
+    print(f"against random: {after.describe()}")
+    print(f"the same games, ranked by boardgym: {after.command}")
+    results = {
+        "win_rate_before": before.win_rate,
+        "win_rate_after": after.win_rate,
+        "model": str(path),
+        "evaluate": after.command,
+    }
     print(json.dumps(results))
     return results
 

@@ -1,13 +1,18 @@
 """Each script in examples/ runs at a tiny budget and learns something: its seeded win rate
-against random rises from before training to after it. The libraries an example needs and the
-default test venv lacks (RLlib; Tianshou where the extra is not installed) make its test skip,
-saying why. Heavier runs, closer to the scripts' defaults, are marked slow."""
+against random rises from before training to after it. Each saves its model and prints the
+``boardgym evaluate`` command that ranks it: run as printed, that command loads the saved file
+through its agent spec and plays the same games (seeds, seats, openings) as the script's own
+measurement of the live model, so the win rates must agree (``TOLERANCE``). The libraries an
+example needs and the default test venv lacks (RLlib; Tianshou where the extra is not
+installed) make its test skip, saying why. Heavier runs, closer to the scripts' defaults, are
+marked slow."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -66,28 +71,67 @@ def importable(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def run_example(case: str, arguments: list[str], tmp_path: Path) -> dict[str, float]:
+TOLERANCE = 0.02
+"""How far the win rate of the saved model in ``boardgym evaluate`` may be from the script's
+measurement of the live model: two games in the tiny runs' 100. Both play the same 100 games
+(seeds, seats and the opening suite), so a faithful round trip gives the same games; the two
+games allow only for a float difference between the framework's forward pass and the rebuilt
+network turning a near tie between two moves. A wrong weight, layer order or activation
+changes most moves and so most games."""
+
+
+def subprocess_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+
+
+def run_example(case: str, arguments: list[str], tmp_path: Path) -> dict:
     needs = CASES[case][0]
     script, *always = case.split()
     if needs is not None and not importable(needs):
         pytest.skip(WHY[needs])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / script), *always, *arguments, "--seed", "0"],
         cwd=tmp_path,
-        env=env,
+        env=subprocess_env(),
         capture_output=True,
         text=True,
         timeout=900,
     )
     assert done.returncode == 0, f"{script} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    assert (
+        f"the same games, ranked by boardgym: {json.loads(done.stdout.strip().splitlines()[-1])['evaluate']}"
+        in done.stdout
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def ranked_by_evaluate(command: str, tmp_path: Path) -> float:
+    """Run the ``boardgym evaluate`` command a script printed, as printed (but without plots,
+    which change nothing in the games), and read the saved model's win rate from its summary."""
+    words = shlex.split(command)
+    assert words[:2] == ["boardgym", "evaluate"], command
+    done = subprocess.run(
+        [sys.executable, "-m", "boardgym.cli", *words[1:], "--no-plots", "--run-name", "ranked"],
+        cwd=tmp_path,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    (summary_path,) = tmp_path.glob("runs/*/evaluate/ranked/summary.json")
+    summary = json.loads(summary_path.read_text())
+    (standing,) = [row for row in summary["standings"] if row["agent"] == words[words.index("--agents") + 1]]
+    return float(standing["wins"]) / float(standing["games"])
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_example_learns_at_a_tiny_budget(case: str, tmp_path: Path) -> None:
+def test_example_learns_at_a_tiny_budget_and_its_saved_model_ranks_the_same(case: str, tmp_path: Path) -> None:
     results = run_example(case, CASES[case][1], tmp_path)
     assert results["win_rate_after"] > results["win_rate_before"], results
+    assert (tmp_path / results["model"]).is_file(), results
+    ranked = ranked_by_evaluate(results["evaluate"], tmp_path)
+    assert abs(ranked - results["win_rate_after"]) <= TOLERANCE, (ranked, results)
 
 
 @pytest.mark.slow

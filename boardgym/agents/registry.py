@@ -29,6 +29,13 @@ AGENTS: dict[str, Entry] = {
     "qlearning": Entry("boardgym.agents.tabular:TabularAgent", "greedy play from a Q-learning table (checkpoint=)"),
     "montecarlo": Entry("boardgym.agents.tabular:TabularAgent", "greedy play from a Monte Carlo table (checkpoint=)"),
     "ppo": Entry("boardgym.agents.ppo:PPOAgent", "a MaskablePPO policy (checkpoint=, deterministic=)"),
+    "torch": Entry(
+        "boardgym.agents.torch_policy:TorchPolicyAgent",
+        "an MLP policy saved with save_policy: CleanRL-style, RLlib (checkpoint=)",
+    ),
+    "tianshou": Entry(
+        "boardgym.agents.torch_policy:TianshouAgent", "a Tianshou policy's state_dict on Net (checkpoint=, activation=)"
+    ),
     "es": Entry("boardgym.agents.evolved_nim:EvolvedNimAgent", "an evolved Nim genome (checkpoint=)"),
     "coevolved": Entry(
         "boardgym.agents.coevolved:CoevolvedAgent", "alpha-beta with coevolved weights (checkpoint=, depth=)"

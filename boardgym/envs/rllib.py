@@ -30,6 +30,7 @@ module through the rules, so that ``boardgym.evaluate`` can measure it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -158,6 +159,52 @@ class RLModuleAgent(BaseAgent):
         with torch.no_grad():
             logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
         return int(np.argmax(np.where(seen["action_mask"] > 0, logits, -np.inf)))
+
+
+ENCODER_PREFIXES = ("encoder.actor_encoder.net.mlp.", "encoder.encoder.net.mlp.")
+"""Where the policy's encoder layers sit in a PPO module's state (separate or shared with the value)."""
+HEAD_PREFIX = "pi.net.mlp."
+RLLIB_ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "silu": "SiLU", "swish": "SiLU", "linear": None}
+
+
+def save_module(module: Any, path: str | Path, game: Game | str) -> Path:
+    """Save the policy of a trained PPO-style RLModule (an MLP encoder and a one-layer ``pi``
+    head, as ``ActionMaskingTorchRLModule`` with ``fcnet_hiddens``) as a boardgym policy file
+    (``boardgym.agents.torch_policy.save_policy``), played by ``torch:checkpoint=PATH``.
+
+    Why not RLlib's own checkpoint: ``algo.save_to_path()`` stores every module's state and
+    constructor as pickles (``module_state.pkl``, ``class_and_ctor_args.pkl``), which cannot be
+    read without running what they name; this file holds only the weights, read with
+    ``torch.load(weights_only=True)``, and the architecture they fit."""
+    from boardgym.agents.torch_policy import save_policy
+
+    game = make_game(game) if isinstance(game, str) else game
+    state = module.get_state()
+    config = dict(getattr(module, "model_config", None) or {})
+    if config.get("head_fcnet_hiddens"):
+        raise BoardgymError(
+            f"the module's pi head has hidden layers {config['head_fcnet_hiddens']}; save_module exports an MLP "
+            "encoder with a one-layer head: train with head_fcnet_hiddens=[]"
+        )
+    name = str(config.get("fcnet_activation", "tanh")).lower()
+    activation = RLLIB_ACTIVATIONS.get(name)
+    if activation is None:
+        raise BoardgymError(
+            f"fcnet_activation {name!r} cannot be exported; use one of "
+            f"{', '.join(k for k, v in RLLIB_ACTIVATIONS.items() if v)}"
+        )
+    prefix = next((p for p in ENCODER_PREFIXES if f"{p}0.weight" in state), None)
+    if prefix is None or f"{HEAD_PREFIX}0.weight" not in state or f"{HEAD_PREFIX}1.weight" in state:
+        raise BoardgymError(
+            "the module is not a PPO module with an MLP encoder and a one-layer pi head "
+            f"(its state holds {', '.join(list(state)[:4])}...); save_module exports ActionMaskingTorchRLModule"
+        )
+    numbered = sorted(
+        int(key[len(prefix) :].split(".")[0]) for key in state if key.startswith(prefix) and key.endswith(".weight")
+    )
+    layers = [(state[f"{prefix}{i}.weight"], state[f"{prefix}{i}.bias"]) for i in numbered]
+    layers.append((state[f"{HEAD_PREFIX}0.weight"], state[f"{HEAD_PREFIX}0.bias"]))
+    return save_policy(path, game, layers, activation=activation, framework="rllib")
 
 
 def _action_index(action: Any) -> int:

@@ -122,7 +122,8 @@ def _distinct_line(tournament: Tournament, analysis: Analysis) -> str:
     """How many games differ, and where they start."""
     openings = (
         f"each pair of games (seats swapped) starts after the same {tournament.opening_plies} random opening "
-        f"moves of the tournament's suite"
+        "moves of the tournament's suite, on by default when an agent plays the same moves whatever its seed; "
+        "win rates from the start position (--openings off, or play_games) differ"
         if tournament.opening_plies
         else "every game starts at the start"
     )

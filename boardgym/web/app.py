@@ -312,9 +312,11 @@ def checkpoints_from(items: Sequence[str]) -> dict[str, str]:
 
 
 def checkpoint_agent(path: str | Path) -> str:
-    """The agent name that plays the checkpoint in ``path``, from its ``format``."""
-    from boardgym.agents import coevolved, evolved_nim, neat_agent, ppo, tabular
+    """The agent name that plays the checkpoint in ``path``, from its ``format`` (an SB3 zip:
+    ``ppo``; a Tianshou ``state_dict``, which has none: ``tianshou``)."""
+    from boardgym.agents import coevolved, evolved_nim, neat_agent, ppo, tabular, torch_policy
     from boardgym.agents.alphazero import agent as alphazero
+    from boardgym.agents.sb3_zip import is_sb3_zip
     from boardgym.checkpoints import load_checkpoint
 
     agents = {
@@ -324,13 +326,23 @@ def checkpoint_agent(path: str | Path) -> str:
         neat_agent.FORMAT: "neat",
         coevolved.FORMAT: "coevolved",
         alphazero.FORMAT: "alphazero",
+        torch_policy.FORMAT: "torch",
     }
+    if Path(path).is_file() and is_sb3_zip(Path(path)):
+        return "ppo"
     payload = load_checkpoint(path)
     kind = agents.get(str(payload.get("format")))
+    if (
+        kind is None
+        and "format" not in payload
+        and any(str(key).startswith(torch_policy.TIANSHOU_PREFIXES) for key in payload)
+    ):
+        kind = "tianshou"
     if kind is None:
         raise BoardgymError(
-            f"checkpoint {str(path)!r} has format {payload.get('format')!r}, which no agent plays; "
-            "pass a final.pt written by `boardgym train`"
+            f"checkpoint {str(path)!r} has format {payload.get('format')!r}, which no agent plays; pass a final.pt "
+            "written by `boardgym train`, an SB3 zip, a Tianshou state_dict or a file of save_policy "
+            "(docs/guides/bring-your-model.md)"
         )
     return kind
 

@@ -118,6 +118,20 @@ def test_no_pickle_in_the_file_is_ever_run(relu_zip, tmp_path: Path, monkeypatch
     assert not marker.exists()
 
 
+def test_a_policy_pth_that_would_run_code_is_refused_and_runs_nothing(relu_zip, tmp_path: Path) -> None:
+    _, path = relu_zip
+    marker = tmp_path / "unpickled"
+    buffer = io.BytesIO()
+    torch.save({"mlp_extractor.policy_net.0.weight": Trap(marker)}, buffer)
+    poisoned = rewrite(
+        path, tmp_path / "poisoned.zip", lambda name, data: buffer.getvalue() if name == "policy.pth" else data
+    )
+    with pytest.raises(BoardgymError) as error:
+        make_agent(f"ppo:checkpoint={poisoned}", make_game("tictactoe"))
+    assert "policy.pth cannot be read" in str(error.value) and "\n" not in str(error.value)
+    assert not marker.exists()
+
+
 def _edit_data(edit):
     def change(name: str, data: bytes) -> bytes | None:
         if name != "data":

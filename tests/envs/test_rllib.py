@@ -4,8 +4,11 @@ cannot be imported (the shared test venv has Ray core only; CI runs these in .ve
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+import torch
 
 pytest.importorskip(
     "ray.rllib",
@@ -17,8 +20,15 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
-from boardgym import BoardgymError, make_game  # noqa: E402
-from boardgym.envs.rllib import AGENTS, BoardgymMultiAgentEnv, MaskedRandomRLModule, RLModuleAgent  # noqa: E402
+from boardgym import BoardgymError, make_agent, make_game  # noqa: E402
+from boardgym.envs.rllib import (  # noqa: E402
+    AGENTS,
+    BoardgymMultiAgentEnv,
+    MaskedRandomRLModule,
+    RLModuleAgent,
+    observe,
+    save_module,
+)
 from boardgym.evaluate import play_games  # noqa: E402
 from boardgym.games import GAMES  # noqa: E402
 
@@ -86,3 +96,51 @@ def test_the_modules_play_only_legal_moves() -> None:
     game = make_game("connect_four")
     summary = play_games(game, RLModuleAgent(game, learner), "random", 4, seed=0)
     assert summary.games == 4  # an illegal move would have raised
+
+
+@pytest.mark.parametrize(
+    ("game_name", "model_config"),
+    [
+        ("tictactoe", {"fcnet_hiddens": [32, 16]}),
+        ("connect_four", {"fcnet_hiddens": [24], "fcnet_activation": "relu", "vf_share_layers": True}),
+    ],
+)
+def test_an_rllib_module_exported_by_save_module_plays_as_the_module(
+    tmp_path: Path, game_name: str, model_config: dict
+) -> None:
+    """The way back from RLlib: save_module writes the module's policy weights as a boardgym
+    policy file (RLlib's own checkpoint is pickled), and torch:checkpoint= plays its moves."""
+    env = BoardgymMultiAgentEnv({"game": game_name})
+    spaces = {"observation_space": env.observation_spaces["player_0"], "action_space": env.action_spaces["player_0"]}
+    torch.manual_seed(0)
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config, **spaces).build()
+    game = make_game(game_name)
+    path = save_module(module, tmp_path / "policy.pt", game)
+    loaded, live = make_agent(f"torch:checkpoint={path}", game), RLModuleAgent(game, module)
+    state, moves = game.initial_state(), 0
+    rng = np.random.default_rng(0)
+    while not game.is_terminal(state) and moves < 30:
+        assert loaded.act(game, state) == live.act(game, state)
+        state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        moves += 1
+    seen = observe(game, game.initial_state(), 0)
+    batch = {Columns.OBS: {key: torch.as_tensor(value)[None] for key, value in seen.items()}}
+    with torch.no_grad():
+        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0]
+        assert torch.allclose(loaded.net(torch.as_tensor(seen["observations"])[None])[0], logits, atol=1e-6)
+
+
+def test_save_module_refuses_a_module_it_cannot_export(tmp_path: Path) -> None:
+    env = BoardgymMultiAgentEnv({"game": "tictactoe"})
+    spaces = {"observation_space": env.observation_spaces["player_0"], "action_space": env.action_spaces["player_0"]}
+    headed = RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config={"fcnet_hiddens": [8], "head_fcnet_hiddens": [4]},
+        **spaces,
+    ).build()
+    with pytest.raises(BoardgymError, match="head_fcnet_hiddens"):
+        save_module(headed, tmp_path / "policy.pt", "tictactoe")
+    random_module = RLModuleSpec(module_class=MaskedRandomRLModule, **spaces).build()
+    with pytest.raises(BoardgymError, match="not a PPO module"):
+        save_module(random_module, tmp_path / "policy.pt", "tictactoe")
+    assert not (tmp_path / "policy.pt").exists()

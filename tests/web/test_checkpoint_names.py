@@ -89,3 +89,32 @@ def test_paths_in_a_workers_message_become_the_name(message: str) -> None:
     shown = hide_paths(message, "alphazero:checkpoint=/runs/secret-folder/final.pt,simulations=10", "@az")
     assert SECRET not in shown and "'alphazero" not in shown, shown
     assert "@az" in shown or "(a folder of the server)" in shown, shown
+
+
+def test_models_brought_from_other_frameworks_reach_the_page_by_name(tmp_path: Path) -> None:
+    """``boardgym serve --checkpoint NAME=PATH`` takes what the examples save: an SB3 zip, a
+    Tianshou state_dict and a save_policy file (CleanRL, RLlib), each to the agent that plays it."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    import boardgym  # noqa: F401  (the gym ids)
+    from boardgym.agents.torch_policy import save_policy
+
+    game = make_game("tictactoe")
+    MaskablePPO("MlpPolicy", gym.make("boardgym/TicTacToe-v0"), n_steps=64, batch_size=64).save(tmp_path / "m.zip")
+    torch.manual_seed(0)
+    layers = [torch.nn.Linear(18, 8), torch.nn.Linear(8, 9)]
+    save_policy(tmp_path / "p.pt", game, layers, activation="ReLU")
+    torch.save(
+        {f"model.model.model.{2 * i}.{k}": v for i, layer in enumerate(layers) for k, v in layer.state_dict().items()},
+        tmp_path / "t.pth",
+    )
+    torch.save({"something": torch.zeros(2)}, tmp_path / "other.pt")
+    specs = checkpoints_from([f"sb3={tmp_path / 'm.zip'}", f"cleanrl={tmp_path / 'p.pt'}", f"ts={tmp_path / 't.pth'}"])
+    assert {name: spec.partition(":")[0] for name, spec in specs.items()} == {
+        "sb3": "ppo",
+        "cleanrl": "torch",
+        "ts": "tianshou",
+    }
+    with pytest.raises(BoardgymError, match="which no agent plays"):
+        checkpoints_from([f"x={tmp_path / 'other.pt'}"])
