@@ -64,11 +64,19 @@ def docs(options: DocsOptions) -> int:
     if not options.serve:
         print(f"built {site}")
         return 0
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    with http.server.ThreadingHTTPServer((options.host, options.port), handler) as server:
-        print(f"built {site}; serving it on http://{options.host}:{options.port}/ (Ctrl-C stops)", flush=True)
+    with site_server(site, options.host, options.port) as server:
+        print(f"built {site}; serving it on http://{options.host}:{server.server_port}/ (Ctrl-C stops)", flush=True)
         server.serve_forever()
     return 0
+
+
+def site_server(site: Path, host: str, port: int) -> http.server.ThreadingHTTPServer:
+    """An HTTP server of the built site's files (port 0: any free port)."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    try:
+        return http.server.ThreadingHTTPServer((host, port), handler)
+    except OSError as error:
+        raise BoardgymError(f"cannot serve the site on {host}:{port} ({error.strerror}): pass another --port") from None
 
 
 def build_site(config: Path | None, site_dir: Path, strict: bool = True) -> Path:
@@ -283,7 +291,7 @@ def spec_keys(name: str) -> list[SpecKey]:
     from boardgym.agents.registry import agent_class, spec_parameters
 
     cls = agent_class(name)
-    signature = inspect.signature(cls.__init__)
+    signature = inspect.signature(cls.__init__)  # type: ignore[misc]  # the class's own constructor
     keys = []
     for key, kind in spec_parameters(cls).items():
         default = signature.parameters[key].default
@@ -362,7 +370,7 @@ def demo_gif(name: str) -> tuple[bytes, str]:
     demo = demo_of(name)
     game = make_game(name, **demo.params)
     agents = [make_agent(spec, game, seed=demo.seed + i) for i, spec in enumerate(demo.agents)]
-    state, history = game.initial_state(), []
+    state, history = game.initial_state(), list[int]()
     frames = [draw.png(game, state)]
     while not game.is_terminal(state) and len(history) < MAX_DEMO_MOVES:
         action = agents[game.current_player(state) % len(agents)].act(game, state)
@@ -528,12 +536,13 @@ def generated_pages(docs_dir: Path) -> dict[str, str]:
 def _title(name: str) -> str:
     from boardgym.games import GAMES
 
-    return GAMES[name].summary.split(",")[0].split("(")[0].strip() or name
+    title = GAMES[name].summary.split(",")[0].split("(")[0].strip() or name
+    return title[:1].upper() + title[1:]
 
 
 def readme_as_index(readme: str) -> str:
     """The README as the site's landing page: links into ``docs/`` made relative to the site."""
-    return re.sub(r"\]\(docs/", "](", readme)
+    return re.sub(r'(\]\(|src=")docs/', r"\1", readme)
 
 
 def expand_markers(markdown: str, page_path: str) -> str:
