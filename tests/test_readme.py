@@ -48,10 +48,18 @@ def blocks(language: str, text: str = README) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
 
 
-PYTHON_BLOCKS = {
-    f"{page}:{index}": block for page, text in PAGES.items() for index, block in enumerate(blocks("python", text))
-}
-"""Every ```python block of the README and the pages, by ``page:index``."""
+def python_blocks() -> dict[str, str]:
+    """Every ```python block of the README and the pages, by ``page:index``; a block shown on
+    several pages runs once, under its first name."""
+    found: dict[str, str] = {}
+    for page, text in PAGES.items():
+        for index, block in enumerate(blocks("python", text)):
+            if block not in found.values():
+                found[f"{page}:{index}"] = block
+    return found
+
+
+PYTHON_BLOCKS = python_blocks()
 
 
 def test_the_budget_patches_are_found_in_the_snippets() -> None:

@@ -221,17 +221,18 @@ def _rules(annotation: Any, meta: typing.Mapping[str, Any]) -> str:
     parts = [names.get(base, "list" if typing.get_origin(base) is tuple else getattr(base, "__name__", str(base)))]
     if meta.get("choices"):
         parts = ["one of " + ", ".join(meta["choices"])]
-    if meta.get("minimum") is not None:
-        parts.append(f">= {meta['minimum']:g}")
-    if meta.get("above") is not None:
-        parts.append(f"> {meta['above']:g}")
-    if meta.get("maximum") is not None:
-        parts.append(f"<= {meta['maximum']:g}")
+    for key, sign in (("minimum", ">="), ("above", ">"), ("maximum", "<=")):
+        if meta.get(key) is not None:
+            parts.append(f"{sign} {_number(meta[key])}")
     if meta.get("many"):
         parts.append("one or more")
     if meta.get("repeat"):
         parts.append("repeatable")
     return ", ".join(parts)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def options_table(options_cls: type) -> str:
@@ -608,7 +609,22 @@ def hook_on_files(files: Any, config: Any) -> Any:
         files.append(File.generated(config, path, content=text))
     for name in game_names():
         files.append(File.generated(config, f"games/{name}.gif", content=_demo(name)[0]))
+    listed = set(_nav_pages(config["nav"]))
+    unlisted = sorted(f.src_uri for f in files.documentation_pages() if f.src_uri not in listed)
+    if unlisted:  # a page added to docs/ without a line in mkdocs.yml's nav still has a place
+        config["nav"].append({"More": unlisted})
     return files
+
+
+def _nav_pages(items: Any) -> Iterator[str]:
+    if isinstance(items, str):
+        yield items
+    elif isinstance(items, list):
+        for item in items:
+            yield from _nav_pages(item)
+    elif isinstance(items, dict):
+        for value in items.values():
+            yield from _nav_pages(value)
 
 
 def hook_on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
