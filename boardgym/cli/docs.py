@@ -383,12 +383,15 @@ def demo_gif(name: str) -> tuple[bytes, str]:
     durations = [700] * (len(images) - 1) + [3000]
     images[0].save(out, "GIF", save_all=True, append_images=images[1:], duration=durations, loop=0)
     sides = draw.side_names(game)
-    players = ", ".join(f"`{spec}` ({side})" for spec, side in zip(demo.agents, sides, strict=False))
+    if game.num_players == 1:
+        players = f"`{demo.agents[0]}`"
+    else:
+        players = ", ".join(f"`{spec}` ({side})" for spec, side in zip(demo.agents, sides, strict=False))
     ended = "game over" if game.is_terminal(state) else f"the first {len(history)} moves"
     returns = ", ".join(f"{r:g}" for r in game.returns(state))
     params = ", ".join(f"{k}={v}" for k, v in demo.params.items())
     caption = (
-        f"{players}{' with ' + params if params else ''}, seed {demo.seed}: {len(history)} moves, "
+        f"{players}{' on ' + params if params else ''} (agents seeded from {demo.seed}): {len(history)} moves, "
         f"{ended}, returns {returns}."
     )
     return out.getvalue(), caption
@@ -401,7 +404,7 @@ def game_section(name: str) -> str:
     entry = GAMES[name]
     cls = game_class(name)
     game = make_game(name)
-    lines = [f"{entry.summary}.", ""]
+    lines = [f"{entry.summary[:1].upper()}{entry.summary[1:]}.", ""]
     lines += ["| | |", "|---|---|", f"| `make_game` name | `{name}` |", f"| Gymnasium id | `{gym_id(name)}` |"]
     if entry.env:
         lines.append(f"| PettingZoo env | `{entry.env}.env()` |")
@@ -413,20 +416,22 @@ def game_section(name: str) -> str:
     params = game_parameters(cls)
     lines += ["## Parameters", ""]
     if params:
-        lines += ["`make_game`, `gym.make`, the AEC `env()`; on the command line `-p KEY=VALUE`.", ""]
+        takers = "`make_game`, `gym.make`" + (", the AEC `env()`" if entry.env else "")
+        lines += [f"{takers}; on the command line `-p KEY=VALUE`.", ""]
         lines += ["| parameter | type | default |", "|---|---|---|"]
         for key in params:
             default = signature.parameters[key].default
             hint = typing.get_type_hints(cls.__init__).get(key, Any)
-            lines.append(f"| `{key}` | `{_type_name(hint)}` | {_code(default)} |")
+            lines.append(f"| `{key}` | `{_type_name(hint)}` | `{default!r}` |")
     else:
         lines.append("None.")
     lines += ["", "## Actions at the start", ""]
     state = game.initial_state()
     legal = game.legal_actions(state)
     lines += [f"{len(legal)} legal of {game.num_actions}; the first of them, typed as `boardgym play` reads them:", ""]
-    lines += ["| action | typed |", "|---:|---|"]
-    lines += [f"| {a} | `{game.action_to_str(state, a)}` |" for a in legal[:12]]
+    shown = legal[:10]
+    lines += ["| action | " + " | ".join(str(a) for a in shown) + " |", "|---" * (len(shown) + 1) + "|"]
+    lines.append("| typed | " + " | ".join(f"`{game.action_to_str(state, a)}`" for a in shown) + " |")
     planes = game.observation(state, game.current_player(state))
     lines += ["", "## Observation", "", f"`{planes.dtype}` planes of shape `{tuple(planes.shape)}` at the defaults."]
     manual = entry.env or entry.gym_entry_point.partition(":")[0]
@@ -453,7 +458,9 @@ def demo_gif_caption(name: str) -> str:
 
 
 def _type_name(hint: Any) -> str:
-    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+    if isinstance(hint, type):
+        return hint.__name__
+    return str(hint).replace("typing.", "").replace("collections.abc.", "")
 
 
 # -- training methods ---------------------------------------------------------------------------
