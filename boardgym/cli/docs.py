@@ -563,13 +563,17 @@ def expand_markers(markdown: str, page_path: str) -> str:
     base = "../" * depth
 
     def expand(found: re.Match[str]) -> str:
+        from boardgym.agents.registry import AGENTS
+        from boardgym.games import GAMES
+        from boardgym.train import METHODS
+
         kind, argument = found.group(1), found.group(2).strip()
         if kind == "game":
-            return game_section(argument)
+            return game_section(_known(GAMES, argument, kind))
         if kind == "agent":
-            return agent_section(argument)
+            return agent_section(_known(AGENTS, argument, kind))
         if kind == "method":
-            return method_section(argument)
+            return method_section(_known(METHODS, argument, kind))
         if kind == "options":
             return options_table(options_class(argument.split()))
         if kind == "commands":
@@ -579,6 +583,13 @@ def expand_markers(markdown: str, page_path: str) -> str:
         raise BoardgymError(f"{page_path}: unknown marker <!-- boardgym:{kind} -->")
 
     return _MARKER.sub(expand, markdown)
+
+
+def _known(table: typing.Mapping[str, Any], name: str, kind: str) -> str:
+    """``name`` if ``table`` has it, else one sentence naming the marker and what exists."""
+    if name not in table:
+        raise BoardgymError(f"<!-- boardgym:{kind} {name} -->: no {kind} {name!r}; there are: {', '.join(table)}")
+    return name
 
 
 def game_names() -> Iterator[str]:

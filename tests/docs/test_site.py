@@ -20,6 +20,7 @@ from boardgym.cli.docs import (
     ROOT,
     agent_families,
     build_site,
+    expand_markers,
     option_rows,
     rst_to_markdown,
     site_server,
@@ -73,7 +74,7 @@ def test_every_agent_family_and_method_has_its_page_with_its_options(site: Path)
 
 def test_no_marker_is_left_and_the_generated_pages_are_there(site: Path) -> None:
     for html in site.rglob("*.html"):
-        assert "boardgym:" not in html.read_text().replace("boardgym:error", ""), f"{html}: a marker was not expanded"
+        assert "<!-- boardgym:" not in html.read_text(), f"{html}: a marker was not expanded"
     assert "Changelog" in page(site, "changelog.md").read_text()
     api = page(site, "api/games.md").read_text()
     assert "boardgym.games.make_game" in api and "boardgym.game.Game" in api
@@ -154,6 +155,22 @@ def test_the_manuals_markup_becomes_markdown() -> None:
     assert "Intro:\n\n```text\ncode line\n  indented\n```" in markdown
     assert "After `x`." in markdown
     assert "| Agents | one two |" in markdown and "| B | three |" in markdown
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "<!-- boardgym:game chess -->",
+        "<!-- boardgym:agent nope -->",
+        "<!-- boardgym:options train nope -->",
+        "<!-- boardgym:list boards -->",
+        "<!-- boardgym:tables games -->",
+    ],
+)
+def test_a_marker_that_names_nothing_is_refused_in_one_sentence(marker: str) -> None:
+    with pytest.raises(BoardgymError) as refused:
+        expand_markers(f"# A page\n\n{marker}\n", "guides/page.md")
+    assert "\n" not in str(refused.value) and marker.split()[1].split(":")[1] in str(refused.value)
 
 
 def test_boardgym_docs_refuses_a_missing_configuration_in_one_sentence(
