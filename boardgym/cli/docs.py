@@ -432,10 +432,13 @@ def game_section(name: str) -> str:
     lines += ["", "## Actions at the start", ""]
     state = game.initial_state()
     legal = game.legal_actions(state)
-    lines += [f"{len(legal)} legal of {game.num_actions}; the first of them, typed as `boardgym play` reads them:", ""]
-    shown = legal[:10]
-    lines += ["| action | " + " | ".join(str(a) for a in shown) + " |", "|---" * (len(shown) + 1) + "|"]
-    lines.append("| typed | " + " | ".join(f"`{game.action_to_str(state, a)}`" for a in shown) + " |")
+    lines += [
+        f"{len(legal)} legal of {game.num_actions}; the first as action = typed form (what `boardgym play` reads):",
+        "",
+    ]
+    lines.append(
+        ", ".join(f"{a} = `{game.action_to_str(state, a)}`" for a in legal[:12]) + ("..." if len(legal) > 12 else ".")
+    )
     planes = game.observation(state, game.current_player(state))
     lines += ["", "## Observation", "", f"`{planes.dtype}` planes of shape `{tuple(planes.shape)}` at the defaults."]
     manual = entry.env or entry.gym_entry_point.partition(":")[0]
