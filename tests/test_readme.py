@@ -1,7 +1,7 @@
-"""The README as a user reads it: every ```python block runs as written (each in a fresh
-interpreter, in an empty folder), and every shell command it shows names subcommands,
-options, games, agents, extras and files that exist. Commands are only parsed (with the CLI's
-own argparse parsers), never run."""
+"""The README and the documentation pages (``docs/**/*.md``) as a user reads them: every
+```python block runs as written (each in a fresh interpreter, in an empty folder), and every
+shell command they show names subcommands, options, games, agents, extras and files that
+exist. Commands are only parsed (with the CLI's own argparse parsers), never run."""
 
 from __future__ import annotations
 
@@ -27,53 +27,75 @@ from boardgym.train import METHODS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+PAGES = {"README.md": README} | {
+    str(path.relative_to(ROOT)): path.read_text() for path in sorted((ROOT / "docs").rglob("*.md"))
+}
+"""The README and every hand-written page of the site, by path."""
 
 BUDGETS = {
     "model.learn(50_000)": "model.learn(64)",
     'opponent="random"), verbose=1)': 'opponent="random"), verbose=1, n_steps=64, batch_size=64, n_epochs=1)',
 }
 """The only changes made to a snippet before it runs: a training budget cut to one short rollout
-(each must be found in the README, so the list cannot go stale)."""
+(each must be found in one snippet, so the list cannot go stale)."""
 
-PLACEHOLDERS = re.compile(r"\b(METHOD|GAME|BENCH|PUZZLE)\b|<[a-z-]+>|\[options\]")
-
-
-def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+PLACEHOLDERS = re.compile(r"\b(METHOD|GAME|BENCH|PUZZLE|COMMAND)\b|<[a-z-]+>|\[options\]|\.\.\.|\|")
+"""What marks an inline span as a usage pattern rather than a command: a placeholder word, an
+ellipsis or alternatives (`boardgym bench envs|search|...`)."""
 
 
-PYTHON_BLOCKS = blocks("python")
+def blocks(language: str, text: str = README) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
 
 
-def test_the_budget_patches_are_found_in_the_readme() -> None:
+def python_blocks() -> dict[str, str]:
+    """Every ```python block of the README and the pages, by ``page:index``; a block shown on
+    several pages runs once, under its first name."""
+    found: dict[str, str] = {}
+    for page, text in PAGES.items():
+        for index, block in enumerate(blocks("python", text)):
+            if block not in found.values():
+                found[f"{page}:{index}"] = block
+    return found
+
+
+PYTHON_BLOCKS = python_blocks()
+
+
+def test_the_budget_patches_are_found_in_the_snippets() -> None:
     for old in BUDGETS:
-        assert sum(old in block for block in PYTHON_BLOCKS) == 1, f"{old!r} is no longer in one README snippet"
+        assert sum(old in block for block in PYTHON_BLOCKS.values()) == 1, f"{old!r} is no longer in one snippet"
 
 
-@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
-def test_python_snippet_runs_as_written(index: int, tmp_path: Path) -> None:
-    source = PYTHON_BLOCKS[index]
+def test_the_readme_and_the_guides_show_snippets() -> None:
+    assert any(name.startswith("README.md:") for name in PYTHON_BLOCKS)
+    assert any(name.startswith("docs/guides/") for name in PYTHON_BLOCKS)
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_BLOCKS))
+def test_python_snippet_runs_as_written(name: str, tmp_path: Path) -> None:
+    source = PYTHON_BLOCKS[name]
     for old, new in BUDGETS.items():
         source = source.replace(old, new)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run(
         [sys.executable, "-c", source], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
-    assert done.returncode == 0, f"README snippet {index} failed:\n{source}\n--- stderr ---\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"snippet {name} failed:\n{source}\n--- stderr ---\n{done.stderr[-3000:]}"
 
 
 # -- shell commands -------------------------------------------------------------------------------
-def shell_commands() -> Iterator[str]:
-    """Each command of the README's ```bash blocks (continuation lines joined, `&&` chains
+def shell_commands(text: str) -> Iterator[str]:
+    """Each command of a page's ```bash blocks (continuation lines joined, `&&` chains
     split, usage brackets dropped) and each inline `boardgym ...` / `python ...` span without
     placeholders."""
-    for block in blocks("bash"):
+    for block in blocks("bash", text):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.replace("[", " ").replace("]", " ").replace(" ...", " ")
             for command in line.split("&&"):
                 if command.strip() and not command.strip().startswith("#"):
                     yield command.strip()
-    for span in re.findall(r"`((?:boardgym|python) [^`]+)`", README):
+    for span in re.findall(r"`((?:boardgym|python) [^`]+)`", text):
         if not PLACEHOLDERS.search(span):
             yield span
 
@@ -99,16 +121,16 @@ def parse_entry_main(main: object, argv: list[str], monkeypatch: pytest.MonkeyPa
 def check_agent_specs(specs: list[str], command: str) -> None:
     for spec in specs:
         name = spec.partition(":")[0]
-        assert name in AGENTS, f"README: {command!r} names agent {name!r}, which does not exist"
+        assert name in AGENTS, f"README or docs page: {command!r} names agent {name!r}, which does not exist"
 
 
 def check_names(argv: list[str], command: str) -> None:
     """`boardgym train alphazero` named in a sentence: the command and subcommand exist."""
     commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert argv[0] in commands, f"README: `{command}`: {argv[0]!r} is no boardgym command"
+    assert argv[0] in commands, f"README or docs page: `{command}`: {argv[0]!r} is no boardgym command"
     tables = {"train": METHODS, "bench": BENCHES, "solve": SOLVERS, "list": ["games", "agents", "methods", "benches"]}
     if len(argv) > 1 and argv[0] in tables:
-        assert argv[1] in tables[argv[0]], f"README: `{command}`: {argv[1]!r} is no {argv[0]} subcommand"
+        assert argv[1] in tables[argv[0]], f"README or docs page: `{command}`: {argv[1]!r} is no {argv[0]} subcommand"
 
 
 def check_boardgym(argv: list[str], command: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,11 +141,11 @@ def check_boardgym(argv: list[str], command: str, monkeypatch: pytest.MonkeyPatc
     try:
         args, extra = parser.parse_known_args(argv)
     except SystemExit:
-        pytest.fail(f"README: `{command}` is refused by boardgym's parser")
+        pytest.fail(f"README or docs page: `{command}` is refused by boardgym's parser")
     if args.command not in GROUPS:
-        assert not extra, f"README: `{command}` has options boardgym {args.command} does not know: {extra}"
+        assert not extra, f"README or docs page: `{command}` has options boardgym {args.command} does not know: {extra}"
     if args.command in ("play", "evaluate", "render"):
-        assert args.game in GAMES, f"README: `{command}` names game {args.game!r}, which does not exist"
+        assert args.game in GAMES, f"README or docs page: `{command}` names game {args.game!r}, which does not exist"
     if args.command == "play" and args.opponent is not None:
         check_agent_specs([args.opponent], command)
     if args.command == "evaluate":
@@ -131,7 +153,7 @@ def check_boardgym(argv: list[str], command: str, monkeypatch: pytest.MonkeyPatc
     tables = {"train": METHODS, "bench": BENCHES, "solve": SOLVERS}
     if args.command in tables:
         table, name = tables[args.command], args.entry
-        assert name in table, f"README: `{command}`: {name!r} is no {args.command} subcommand"
+        assert name in table, f"README or docs page: `{command}`: {name!r} is no {args.command} subcommand"
         parse_entry_main(lookup(table, name, args.command).load(), extra, monkeypatch)
 
 
@@ -141,14 +163,14 @@ def check_pip(argv: list[str], command: str) -> None:
         found = re.fullmatch(r"\.\[([a-z,-]+)\]", arg)
         if found:
             missing = set(found.group(1).split(",")) - extras
-            assert not missing, f"README: `{command}` asks for extras {missing} that pyproject.toml lacks"
+            assert not missing, f"README or docs page: `{command}` asks for extras {missing} that pyproject.toml lacks"
 
 
 def check_python(argv: list[str], command: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if argv[:2] == ["-m", "pydoc"] or argv[:1] == ["-m"]:
         return
     script = ROOT / argv[0]
-    assert script.is_file(), f"README: `{command}` runs {argv[0]}, which does not exist"
+    assert script.is_file(), f"README or docs page: `{command}` runs {argv[0]}, which does not exist"
     if script.parent.name == "examples":
         spec = importlib.util.spec_from_file_location(f"example_{script.stem}", script)
         assert spec is not None and spec.loader is not None
@@ -167,11 +189,12 @@ def check_python(argv: list[str], command: str, monkeypatch: pytest.MonkeyPatch)
             parse_entry_main(Entry(module, "").load(), argv[1:], monkeypatch)
 
 
-COMMANDS = sorted(set(shell_commands()))
+COMMANDS = sorted({command for text in PAGES.values() for command in shell_commands(text)})
 
 
-def test_the_readme_shows_commands() -> None:
+def test_the_readme_and_the_pages_show_commands() -> None:
     assert len(COMMANDS) > 40 and any(c.startswith("boardgym train") for c in COMMANDS)
+    assert any(c.startswith("boardgym train") for c in shell_commands(README))
 
 
 @pytest.mark.parametrize("command", COMMANDS)

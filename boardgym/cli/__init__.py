@@ -1,5 +1,5 @@
 """The ``boardgym`` command: list, play, render, serve, replay, train, evaluate, grade, ladder,
-solve, bench.
+docs, solve, bench.
 
 Every command is an options dataclass (``boardgym.config``: each option declared once, with its
 rules) and a function that runs it, named in ``COMMANDS``; the parser is built from the options,
@@ -89,6 +89,13 @@ COMMANDS: dict[str, Command] = {
         "Round robin of the game's built-in agents (its ladder in boardgym.games.GAMES): Elo with 95%% intervals "
         "(random = 0), mistake rates where the game has a graded position set, ms per move; writes ladder.md, "
         "ladder.json and the tournament report to runs/GAME/ladder/RUN-NAME/.",
+    ),
+    "docs": Command(
+        f"{_HERE}.docs:DocsOptions",
+        f"{_HERE}.docs:docs",
+        "build the documentation site and serve it locally (the docs extra; in a source checkout)",
+        "Build the site of mkdocs.yml strictly (a broken link or docstring reference is an error) into --site-dir, "
+        "then serve it on http://HOST:PORT/ until Ctrl-C (--no-serve: build only).",
     ),
 }
 
