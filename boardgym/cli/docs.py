@@ -29,6 +29,7 @@ import functools
 import http.server
 import inspect
 import io
+import logging
 import os
 import re
 import sys
@@ -97,11 +98,28 @@ def build_site(config: Path | None, site_dir: Path, strict: bool = True) -> Path
         raise BoardgymError('the site needs mkdocs and its plugins: pip install -e ".[docs]"') from None
     site = site_dir.resolve()
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # mkdocs-material's notice about its successor
+    warnings = _WarningLog()
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(warnings)
     try:
         build(load_config(str(config), site_dir=str(site), strict=strict))
     except (Abort, ConfigurationError) as error:
-        raise BoardgymError(f"the site did not build: {error}") from None
+        said = "; ".join(warnings.messages)
+        raise BoardgymError(f"the site did not build: {error}" + (f" ({said})" if said else "")) from None
+    finally:
+        logger.removeHandler(warnings)
     return site
+
+
+class _WarningLog(logging.Handler):
+    """The warnings of a build, kept so that a strict build's failure names them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(" ".join(record.getMessage().split()))
 
 
 # -- text: the docstrings' reST-like notation as Markdown -----------------------------------------
