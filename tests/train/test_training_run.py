@@ -156,26 +156,29 @@ def test_due_and_a_declared_minimum() -> None:
     assert not any(run.due(0, step) for step in range(7))
 
 
-def test_finish_logs_the_hparams_tab_with_the_final_metrics(tmp_path: Path, read_hparams) -> None:
+def test_the_run_is_a_session_of_the_hparams_tab_with_its_last_scalars(tmp_path: Path, hparams_table) -> None:
     with TrainingRun(toy(tmp_path, steps=7), "toy", format=FORMAT, total=3, unit="ep") as run:
+        run.games = 5
         run.advance(3)
         scalars = run.measure(RandomAgent(run.game, seed=0))
         run.finish({"weights": torch.zeros(1)})
-    hparams, metrics, values = read_hparams(run.folder)
+    table = hparams_table(tmp_path)
+    hparams, values, status = table.rows["tictactoe/toy/toy"]
     assert hparams["steps"] == 7 and hparams["game"] == "tictactoe" and hparams["method"] == "toy"
     assert hparams["run_name"] == "toy" and hparams["resume"] == "false" and hparams["eval_games"] == 2
-    assert metrics == set(scalars) and "eval/win_rate_vs_perfect" in metrics
-    assert values == pytest.approx(scalars)
+    assert status == "STATUS_SUCCESS"
+    assert table.metrics == set(scalars) | {"progress/games"} and "eval/win_rate_vs_perfect" in table.metrics
+    assert values == pytest.approx(scalars | {"progress/games": 5})
+    assert load_checkpoint(run.final_path, format=FORMAT, game=run.game)["games"] == 5
 
 
-def test_hparam_values_are_what_the_tab_takes() -> None:
-    from boardgym.train.training_run import hparam_values
-
-    @dataclass(frozen=True)
-    class Wide(RunConfig):
-        layers: tuple[int, ...] = option((256, 256), "layers")
-        rate: float = option(0.5, "rate")
-
-    values = hparam_values(Wide(), {"method": "toy"})
-    assert values["layers"] == "256,256" and values["rate"] == 0.5 and values["run_name"] == ""
-    assert values["method"] == "toy" and values["progress"] == "true"
+def test_a_run_that_fails_is_a_failed_session_and_resume_keeps_the_games(tmp_path: Path, hparams_table) -> None:
+    with pytest.raises(RuntimeError), TrainingRun(toy(tmp_path), "toy", format=FORMAT, total=3) as run:
+        run.games, run.step = 4, 2
+        run.save({"weights": torch.zeros(1)})
+        raise RuntimeError("the loop broke")
+    assert hparams_table(tmp_path).rows["tictactoe/toy/toy"][2] == "STATUS_FAILURE"
+    with TrainingRun(toy(tmp_path, resume=True), "toy", format=FORMAT, total=3) as resumed:
+        assert (resumed.step, resumed.games) == (2, 4)
+        resumed.log({"train/x": 1.0})
+    assert hparams_table(tmp_path).rows["tictactoe/toy/toy"][1] == {"train/x": 1.0, "progress/games": 4.0}
