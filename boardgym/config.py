@@ -365,8 +365,12 @@ def _split_params(items: Iterable[str]) -> list[str]:
 
 
 def _default_text(field: dataclasses.Field[Any], meta: typing.Mapping[str, Any]) -> str:
+    """`` (default: VALUE)`` for the help, unless the help says its default itself (a default
+    computed when the command runs: ``(default: s<seed>-<date>-<time>)``) or there is none to say."""
     default = field.default
     if default is dataclasses.MISSING or default is None or meta.get("required"):
+        return ""
+    if "(default" in meta.get("help", ""):
         return ""
     if isinstance(default, bool):
         return ""
