@@ -11,7 +11,7 @@ from pathlib import Path
 from boardgym.agents.registry import read_spec
 from boardgym.cli.play import GameOptions
 from boardgym.cluster import check_address
-from boardgym.config import REQUIRED, option, seed_option
+from boardgym.config import REQUIRED, option, progress_option, seed_option
 from boardgym.evaluate.openings import OPENING_MODES
 from boardgym.evaluate.tournament import BACKENDS, SETTINGS_FILE, TournamentSettings
 from boardgym.runs import RUNS_ROOT, RunFolder, check_run_name
@@ -77,6 +77,7 @@ class EvaluateOptions(FolderOptions):
         metavar="N",
     )
     plots: bool = option(True, "draw the png plots")
+    progress: bool = progress_option()
     save_games: int = option(
         0,
         "keep each move's time for the first N games and write them to games/game-INDEX.json (watch one with "
@@ -109,6 +110,7 @@ class EvaluateOptions(FolderOptions):
             save_games=self.save_games,
             openings=self.openings,
             opening_plies=self.opening_plies,
+            progress=self.progress,
         )
 
 
@@ -163,6 +165,7 @@ class LadderOptions(FolderOptions):
         metavar="N",
     )
     plots: bool = option(True, "draw the png plots")
+    progress: bool = progress_option()
 
     def check(self) -> None:
         from boardgym.evaluate.ladder import ladder_of
@@ -186,6 +189,7 @@ def ladder(options: LadderOptions) -> int:
         resume=options.resume,
         grader=set_grader(options.game, options.grade_sample, options.seed),
         plots=options.plots,
+        progress=options.progress,
     )
     print(ladder_markdown(result))
     print(f"\n{len(result.tournament.games)} games ({options.games} per pairing); ladder and report in {folder.path}/")

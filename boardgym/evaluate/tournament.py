@@ -25,6 +25,7 @@ from typing import Any
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent, parse_spec
+from boardgym.config import progress_bar
 from boardgym.evaluate.backends import BACKENDS, play_local, play_on_ray
 from boardgym.evaluate.openings import OPENING_MODES, default_plies, is_deterministic
 from boardgym.evaluate.results import (
@@ -85,7 +86,8 @@ def run_tournament(
     ``specs`` are agent spec strings, built once in each worker, or agent objects (those need
     ``workers=1``, which plays in this process, or the ``fork`` start method, the default on
     Linux; with ``spawn`` they must pickle). ``record_moves=False`` keeps the move lists out of
-    the records and the results file.
+    the records and the results file. ``progress``: a bar of the games on stderr, shown only
+    where stderr is a terminal (never in a log file, a pipe or captured output); False: never.
 
     ``backend`` (``BACKENDS``): ``local`` plays in ``workers`` processes here; ``ray`` plays Ray
     tasks on the cluster at ``address`` (``boardgym.cluster``), or on a Ray started here with
@@ -238,7 +240,6 @@ def _play(tournament: Tournament, settings: TournamentSettings, game: Game, fold
     return tournament
 
 
-def _progress_bar(total: int, initial: int, game_name: str, enabled: bool):  # -> tqdm
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=initial, desc=f"{game_name} games", unit="game", disable=not enabled, leave=False)
+def _progress_bar(total: int, initial: int, game_name: str, enabled: bool) -> Any:
+    """The games' bar on stderr: off with ``progress=False`` and where stderr is not a terminal."""
+    return progress_bar(enabled, total=total, initial=initial, desc=f"{game_name} games", unit="game", leave=False)

@@ -53,6 +53,8 @@ from boardgym.config import (
     game_params_option,
     option,
     options_from_argv,
+    progress_bar,
+    progress_option,
     seed_option,
     write_config,
 )
@@ -94,7 +96,7 @@ class RunConfig(Options):
     )
     root: str = option("runs", "root folder of the runs")
     resume: bool = option(False, "continue the run in --run-name from its checkpoint.pt")
-    progress: bool = option(True, "show a progress bar")
+    progress: bool = progress_option()
 
     def check(self) -> None:
         game_from_config(self)  # an unknown game or a bad parameter: one sentence, now
@@ -240,18 +242,19 @@ class TrainingRun:
         log_config_table(self.writer, config)
         log_session_start(self.writer, config, {**self.notes, "method": self.method, "game": self.game.name}, self.step)
         self._stack.callback(self._end_session)
-        if config.progress:
-            from tqdm import tqdm
-
-            self.bar = tqdm(
-                total=self.total,
-                initial=min(self.step, self.total),
-                unit=self.unit,
-                desc=f"{self.method} {self.game.name}",
-                dynamic_ncols=True,
-                file=sys.stderr,
-            )
-            self._stack.callback(self.bar.close)
+        bar = progress_bar(
+            config.progress,
+            total=self.total,
+            initial=min(self.step, self.total),
+            unit=self.unit,
+            desc=f"{self.method} {self.game.name}",
+            dynamic_ncols=True,
+        )
+        if bar.disable:
+            bar.close()
+        else:
+            self.bar = bar
+            self._stack.callback(bar.close)
 
     def restoring(self) -> AbstractContextManager[None]:
         """Wrap the code that rebuilds the method's state from ``run.resumed``: content that

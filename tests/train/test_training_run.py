@@ -182,3 +182,10 @@ def test_a_run_that_fails_is_a_failed_session_and_resume_keeps_the_games(tmp_pat
         assert (resumed.step, resumed.games) == (2, 4)
         resumed.log({"train/x": 1.0})
     assert hparams_table(tmp_path).rows["tictactoe/toy/toy"][1] == {"train/x": 1.0, "progress/games": 4.0}
+
+
+def test_the_bar_is_off_where_stderr_is_not_a_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with TrainingRun(toy(tmp_path, progress=True), "toy", format=FORMAT, total=3) as run:
+        run.advance(3)
+        assert run.bar is None  # progress left on, stderr a capture: no bar in the log
+    assert capsys.readouterr().err == ""
