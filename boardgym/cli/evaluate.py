@@ -128,17 +128,19 @@ def evaluate(options: EvaluateOptions) -> int:
         resume=options.resume,
         holds=SETTINGS_FILE,
     )
-    out_dir = folder.path
     try:
-        tournament = run_tournament_with(options.tournament(), out_dir, resume=options.resume)
+        tournament = run_tournament_with(options.tournament(), folder, resume=options.resume)
     except KeyboardInterrupt:
+        out_dir = folder.path
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
         print(f"finish them with the same command and: --run-name {out_dir.name} --resume", file=sys.stderr)
         return 130
     except Exception:
+        out_dir = folder.path
         if (out_dir / "results.jsonl").is_file() and (out_dir / "results.jsonl").stat().st_size:
             print(f"the games finished before the error are kept in {out_dir}/results.jsonl", file=sys.stderr)
         raise
+    out_dir = folder.path  # final once open: a default name another run took became the next free one
     analysis = analyse(tournament) if tournament.num_players == 2 and tournament.games else None
     files = write_report(tournament, out_dir, plots=options.plots, analysis=analysis)
     print(console_summary(tournament, analysis))

@@ -117,15 +117,17 @@ def run_tournament(
 
 
 def run_tournament_with(
-    settings: TournamentSettings, out_dir: Path | str | None = None, *, resume: bool = False
+    settings: TournamentSettings, out_dir: RunFolder | Path | str | None = None, *, resume: bool = False
 ) -> Tournament:
     """Play the tournament ``settings`` describe and return it with every game (sorted by
     index); ``run_tournament`` for the meaning of each setting. The settings are checked first
     (a ``BoardgymError`` naming the one that is wrong); with ``out_dir`` the folder is locked
     for the run, its earlier games kept on ``resume`` (``results.py``) and each new game
-    appended to ``results.jsonl`` as it finishes."""
+    appended to ``results.jsonl`` as it finishes. ``out_dir`` may be the ``RunFolder`` of a
+    default name (``RunFolder.named``), which takes the next free name when it opens if
+    another run took it in the meantime (two evaluates started in the same second)."""
     game = _check(settings)
-    resumed = out_dir if resume else None
+    resumed = (out_dir.path if isinstance(out_dir, RunFolder) else out_dir) if resume else None
     plies = _opening_plies(game, settings, resumed)
     tournament = Tournament(
         settings.game_name,
@@ -143,7 +145,8 @@ def run_tournament_with(
     # The one writer of the folder until the tournament ends: a second evaluate (or a --resume)
     # on the same run name is refused instead of writing results.jsonl twice, and a finished
     # tournament is never overwritten without --resume.
-    with RunFolder(out_dir).open(resume=resume, holds=SETTINGS_FILE, what="tournament") as folder:
+    run_folder = out_dir if isinstance(out_dir, RunFolder) else RunFolder(out_dir)
+    with run_folder.open(resume=resume, holds=SETTINGS_FILE, what="tournament") as folder:
         tournament.games = previous_games(folder.path, tournament, resume)
         write_settings(folder.path, tournament)
         return _play(tournament, settings, game, folder.path)
