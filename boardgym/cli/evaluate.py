@@ -10,7 +10,7 @@ from pathlib import Path
 
 from boardgym.agents.registry import read_spec
 from boardgym.cli.play import GameOptions
-from boardgym.cluster import check_address
+from boardgym.cluster import RayLost, check_address
 from boardgym.config import REQUIRED, option, progress_option, seed_option
 from boardgym.evaluate.openings import OPENING_MODES
 from boardgym.evaluate.tournament import BACKENDS, SETTINGS_FILE, TournamentSettings
@@ -130,6 +130,13 @@ def evaluate(options: EvaluateOptions) -> int:
     )
     try:
         tournament = run_tournament_with(options.tournament(), folder, resume=options.resume)
+    except RayLost as error:
+        if not error.resume:
+            error.resume = (
+                f"the finished games are kept in {folder.path}/results.jsonl: finish them with the same command and "
+                f"--run-name {folder.path.name} --resume"
+            )
+        raise
     except KeyboardInterrupt:
         out_dir = folder.path
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)

@@ -149,7 +149,7 @@ def run_tournament_with(
     with run_folder.open(resume=resume, holds=SETTINGS_FILE, what="tournament") as folder:
         tournament.games = previous_games(folder.path, tournament, resume)
         write_settings(folder.path, tournament)
-        return _play(tournament, settings, game, folder.path)
+        return _play(tournament, settings, game, folder.path, kept=folder.keep)
 
 
 def _check(settings: TournamentSettings) -> Game:
@@ -217,9 +217,17 @@ def _agent_for_seed(spec: str | Agent, game: Game) -> Callable[[int], Agent]:
     return reset
 
 
-def _play(tournament: Tournament, settings: TournamentSettings, game: Game, folder: Path | None) -> Tournament:
+def _play(
+    tournament: Tournament,
+    settings: TournamentSettings,
+    game: Game,
+    folder: Path | None,
+    kept: Callable[[], None] | None = None,
+) -> Tournament:
     """The fixtures the tournament still owes, played on the backend asked for; each new game
-    goes into the tournament and, with a folder, into its results file as it finishes."""
+    goes into the tournament and, with a folder, into its results file as it finishes;
+    ``kept`` is called once a game is in the file (the run folder keeps it whatever error
+    follows, for ``--resume``)."""
     done = {played.index for played in tournament.games}
     todo = [fixture for fixture in tournament.schedule(game) if fixture.index not in done]
     bar = _progress_bar(len(done) + len(todo), len(done), tournament.game, settings.progress)
@@ -233,6 +241,9 @@ def _play(tournament: Tournament, settings: TournamentSettings, game: Game, fold
             tournament.games.append(played)
             if results is not None:
                 results.append(played)
+                if kept is not None:
+                    kept()
+                    kept = None
             bar.update(1)
     finally:
         plays.close()  # stops the workers now, also on Ctrl-C or an error

@@ -47,6 +47,7 @@ from typing import Any, TypeVar
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
 from boardgym.checkpoints import checkpoint_content, load_checkpoint, save_checkpoint
+from boardgym.cluster import RayLost
 from boardgym.config import (
     Options,
     config_to_dict,
@@ -275,6 +276,12 @@ class TrainingRun:
         checkpoint leaves an empty folder (``RunFolder.close``)."""
         if error is not None:
             self._status = "unknown" if isinstance(error, KeyboardInterrupt) else "failure"
+        if isinstance(error, RayLost) and not error.resume:
+            error.resume = (
+                f"continue from the last checkpoint with the same command and --run-name {self.folder.name} --resume"
+                if self.checkpoint_path.is_file()
+                else "nothing was saved yet: start the same command again"
+            )
         try:
             self._stack.close()
         finally:

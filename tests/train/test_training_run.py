@@ -189,3 +189,20 @@ def test_the_bar_is_off_where_stderr_is_not_a_terminal(tmp_path: Path, capsys: p
         run.advance(3)
         assert run.bar is None  # progress left on, stderr a capture: no bar in the log
     assert capsys.readouterr().err == ""
+
+
+def test_ray_lost_under_a_run_says_how_to_resume_it(tmp_path: Path) -> None:
+    from boardgym.cluster import RayLost
+
+    with pytest.raises(RayLost) as caught, TrainingRun(toy(tmp_path), "toy", format=FORMAT, total=3) as run:
+        raise RayLost("Ray stopped under the run: a Ray node died (NodeDiedError)")
+    assert str(caught.value).endswith("(NodeDiedError); nothing was saved yet: start the same command again")
+    with (
+        pytest.raises(RayLost) as caught,
+        TrainingRun(toy(tmp_path, run_name="saved"), "toy", format=FORMAT, total=3) as run,
+    ):
+        run.save({"weights": torch.zeros(1)})
+        raise RayLost("Ray stopped under the run: a Ray node died (NodeDiedError)")
+    assert str(caught.value).endswith(
+        "(NodeDiedError); continue from the last checkpoint with the same command and --run-name saved --resume"
+    )
