@@ -17,7 +17,7 @@ namespaces that mean the same thing whatever the method (``docs/guides/tensorboa
 - ``solver/``: what the exact solver labelled (AlphaZero's ``--solver-targets``).
 
 The hyper-parameters go to TensorBoard's HParams tab as a session of the run (its start when
-the run opens, its end and status when the run closes) and never as an experiment: when no run
+the run first opens, its end when the run finishes) and never as an experiment: when no run
 holds an experiment summary, the tab builds its table from every run's session (the union of
 the hyper-parameters of all methods under the log folder) and takes every scalar tag of those
 runs as a metric column, showing each one's last value. A run that wrote its own experiment
@@ -85,7 +85,8 @@ def log_session_start(writer: Any, config: Any, extra: dict[str, Any], step: int
 
 
 def log_session_end(writer: Any, status: str, step: int = 0) -> None:
-    """The session's end: ``status`` is ``success``, ``failure`` or ``unknown`` (interrupted)."""
+    """The session's end: ``status`` is ``success``, ``failure`` or ``unknown``. TensorBoard
+    keeps the first end a run folder holds."""
     from tensorboard.compat.proto.summary_pb2 import Summary, SummaryMetadata
     from tensorboard.plugins.hparams import api_pb2, metadata
     from tensorboard.plugins.hparams.plugin_data_pb2 import HParamsPluginData, SessionEndInfo

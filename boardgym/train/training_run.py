@@ -14,8 +14,9 @@ The run owns:
   ``boardgym.train.scalars``'s), the progress bar (``run.advance``, ``--no-progress``; off by
   default where stderr is not a terminal) and the hyper-parameters: as a table under
   ``hparams/config``, and as the run's session of TensorBoard's HParams tab, started when the
-  run opens and ended (``success``, ``failure``, or ``unknown`` when interrupted) when it closes; the tab's
-  metrics are the run's scalars, each at its last value;
+  run first opens (TensorBoard keeps the first start of a session) and ended as a success by
+  ``run.finish`` (a run that failed or was interrupted shows as unknown until a ``--resume``
+  finishes it); the tab's metrics are the run's scalars, each at its last value;
 - the step counter ``run.step`` (episodes, timesteps, generations or iterations), stamped in
   every checkpoint as ``step`` and restored on ``--resume``, and the common count
   ``run.games``, the training games played, logged as ``progress/games`` beside every
@@ -195,7 +196,6 @@ class TrainingRun:
         self._opponents: dict[str, Agent | str] | None = None
         self.metrics: dict[str, float] = {}
         """The latest value of every scalar ``measure`` logged."""
-        self._status = "unknown"  # the HParams session's status if the run closes unfinished
 
     @property
     def checkpoint_path(self) -> Path:
@@ -242,7 +242,6 @@ class TrainingRun:
         self._stack.callback(self.writer.close)
         log_config_table(self.writer, config)
         log_session_start(self.writer, config, {**self.notes, "method": self.method, "game": self.game.name}, self.step)
-        self._stack.callback(self._end_session)
         bar = progress_bar(
             config.progress,
             total=self.total,
@@ -267,15 +266,9 @@ class TrainingRun:
         """Call ``callback`` when the run closes (worker pools, envs ...), last in, first out."""
         self._stack.callback(callback)
 
-    def _end_session(self) -> None:
-        if self.writer is not None:
-            log_session_end(self.writer, self._status, self.step)
-
     def close(self, error: BaseException | None = None) -> None:
         """Close what the run opened; a fresh run refused for bad input before its first
         checkpoint leaves an empty folder (``RunFolder.close``)."""
-        if error is not None:
-            self._status = "unknown" if isinstance(error, KeyboardInterrupt) else "failure"
         if isinstance(error, RayLost) and not error.resume:
             error.resume = (
                 f"continue from the last checkpoint with the same command and --run-name {self.folder.name} --resume"
@@ -374,13 +367,14 @@ class TrainingRun:
         return written
 
     def finish(self, payload: dict[str, Any]) -> Path:
-        """Write ``final.pt``, the file ``make_agent`` loads, and mark the HParams session a
-        success (written when the run closes); returns its path."""
+        """Write ``final.pt``, the file ``make_agent`` loads, and end the HParams session as a
+        success; returns its path. (A run that stops before, failed or interrupted, writes no
+        end: TensorBoard keeps the first of each, so a ``--resume`` that finishes it is the
+        session's one end.)"""
         path = self.save(payload, self.final_path)
         if self.writer is not None:
             self.writer.add_scalar(GAMES_TAG, self.games, self.step)
-            self.writer.flush()
-        self._status = "success"
+            log_session_end(self.writer, "success", self.step)
         return path
 
 

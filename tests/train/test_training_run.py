@@ -172,16 +172,18 @@ def test_the_run_is_a_session_of_the_hparams_tab_with_its_last_scalars(tmp_path:
     assert load_checkpoint(run.final_path, format=FORMAT, game=run.game)["games"] == 5
 
 
-def test_a_run_that_fails_is_a_failed_session_and_resume_keeps_the_games(tmp_path: Path, hparams_table) -> None:
+def test_a_failed_run_is_an_unfinished_session_until_its_resume_finishes(tmp_path: Path, hparams_table) -> None:
     with pytest.raises(RuntimeError), TrainingRun(toy(tmp_path), "toy", format=FORMAT, total=3) as run:
         run.games, run.step = 4, 2
         run.save({"weights": torch.zeros(1)})
         raise RuntimeError("the loop broke")
-    assert hparams_table(tmp_path).rows["tictactoe/toy/toy"][2] == "STATUS_FAILURE"
+    assert hparams_table(tmp_path).rows["tictactoe/toy/toy"][2] == "STATUS_UNKNOWN"  # not finished
     with TrainingRun(toy(tmp_path, resume=True), "toy", format=FORMAT, total=3) as resumed:
         assert (resumed.step, resumed.games) == (2, 4)
         resumed.log({"train/x": 1.0})
-    assert hparams_table(tmp_path).rows["tictactoe/toy/toy"][1] == {"train/x": 1.0, "progress/games": 4.0}
+        resumed.finish({"weights": torch.zeros(1)})
+    _, values, status = hparams_table(tmp_path).rows["tictactoe/toy/toy"]
+    assert values == {"train/x": 1.0, "progress/games": 4.0} and status == "STATUS_SUCCESS"
 
 
 def test_the_bar_is_off_where_stderr_is_not_a_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
