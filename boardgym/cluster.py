@@ -23,7 +23,9 @@ import logging
 import os
 import pickle
 import socket
-from collections.abc import Callable, Generator, Sequence
+import sys
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, TypeVar
 
@@ -34,6 +36,57 @@ T = TypeVar("T")
 INSTALL_HINT = "pip install 'boardgym[ray]'"
 MAX_RETRIES = 3
 """How often Ray runs a task again whose worker process died (``imap_chunks``)."""
+
+
+class RayLost(BoardgymError):
+    """Ray itself stopped under a run: one of its system processes died (the raylet of this
+    machine, the GCS, a node). The command that ran adds ``resume``, how to go on from what the
+    run kept; the error reads as one sentence either way."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+        self.resume = ""
+
+    def __str__(self) -> str:
+        return f"{self.what}; {self.resume}" if self.resume else self.what
+
+
+_LOST = {
+    "LocalRayletDiedError": "the Ray process of this machine (its raylet) died",
+    "NodeDiedError": "a Ray node died (the raylet of a machine of the cluster, or of this one)",
+    "OwnerDiedError": "the Ray worker that held the run's data died",
+    "RaySystemError": "a Ray system process failed",
+    "RpcError": "Ray's processes stopped answering",
+}
+
+
+@contextmanager
+def ray_system_errors(ray: Any) -> Iterator[None]:
+    """Turn the errors Ray raises when one of its own processes died into ``RayLost``, one
+    sentence instead of Ray's pages of traceback."""
+    errors = tuple(getattr(ray.exceptions, name) for name in _LOST if hasattr(ray.exceptions, name))
+    try:
+        yield
+    except errors as error:
+        what = next(text for name, text in _LOST.items() if _is(error, ray, name))
+        raise RayLost(f"Ray stopped under the run: {what} ({type(error).__name__})") from None
+
+
+def _is(error: BaseException, ray: Any, name: str) -> bool:
+    kind = getattr(ray.exceptions, name, None)
+    return kind is not None and isinstance(error, kind)
+
+
+def say_once(said: set[str], key: str, line: str, say: Callable[[str], object] | None = None) -> None:
+    """``line`` on stderr (or through ``say``) the first time ``key`` comes up in ``said``."""
+    if key in said:
+        return
+    said.add(key)
+    if say is not None:
+        say(line)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def import_ray() -> ModuleType:
@@ -151,40 +204,64 @@ def imap_chunks(
     num_cpus: int | None = None,
     max_retries: int = MAX_RETRIES,
     what: str = "the work",
+    say: Callable[[str], object] | None = None,
 ) -> Generator[T, None, None]:
     """``function(shared, chunk, *args)`` as Ray tasks over short chunks of ``items``; yields
     the items of each returned list as its task finishes (in completion order).
 
     ``shared`` (named ``what`` in an error) goes to the object store once and is handed to
-    every task. A task whose worker process dies (killed, out of memory, a machine lost) is run
-    again by Ray, up to ``max_retries`` times, from the start of its chunk: a chunk's results
-    come back all together or not at all. An error the function raises fails the run at once
-    (no retry: it would raise again), a ``BoardgymError`` as its own sentence. Closing the
-    generator cancels the tasks still running and leaves Ray (``RaySession.close``).
-    ``function`` is sent by reference: its module must be importable on every node."""
+    every task. A task whose worker process dies (killed, out of memory) is run again, up to
+    ``max_retries`` times, from the start of its chunk: a chunk's results come back all
+    together or not at all. The first such retry is said once, on stderr (or through ``say``).
+    An error the function raises fails the run at once (no retry: it would raise again), a
+    ``BoardgymError`` as its own sentence; a Ray system process that dies is ``RayLost``, one
+    sentence. Closing the generator cancels the tasks still running and leaves Ray
+    (``RaySession.close``). ``function`` is sent by reference: its module must be importable
+    on every node."""
     if not items:
         return
     session = connect_ray(address, num_cpus=num_cpus)
     ray = session.ray
-    pending: list[Any] = []
+    pending: dict[Any, tuple[Sequence[Any], int]] = {}  # task -> (its chunk, attempts so far)
+    said: set[str] = set()
     try:
-        try:
-            shared_ref = ray.put(shared)
-        except (TypeError, pickle.PicklingError, AttributeError):
-            raise BoardgymError(
-                f"cannot send {what} to the Ray workers ({_pickling_error(ray, shared)}); every part must pickle"
-            ) from None
-        task = ray.remote(num_cpus=1, max_retries=max_retries)(function)
-        cpus = max(1, int(session.resources().get("CPU", 1)))
-        size = max(1, min(16, len(items) // (cpus * 16)))  # steady progress, little to play again
-        pending = [task.remote(shared_ref, items[i : i + size], *args) for i in range(0, len(items), size)]
+        with ray_system_errors(ray):
+            try:
+                shared_ref = ray.put(shared)
+            except (TypeError, pickle.PicklingError, AttributeError):
+                raise BoardgymError(
+                    f"cannot send {what} to the Ray workers ({_pickling_error(ray, shared)}); every part must pickle"
+                ) from None
+            task = ray.remote(num_cpus=1, max_retries=0)(function)  # retried here, to say so
+            cpus = max(1, int(session.resources().get("CPU", 1)))
+            size = max(1, min(16, len(items) // (cpus * 16)))  # steady progress, little to play again
+            for i in range(0, len(items), size):
+                chunk = items[i : i + size]
+                pending[task.remote(shared_ref, chunk, *args)] = (chunk, 1)
         while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            for ref in ready:
-                yield from _task_result(ray, ref, max_retries)
+            with ray_system_errors(ray):
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                ref = ready[0]
+                chunk, attempts = pending.pop(ref)
+                try:
+                    results = _task_result(ray, ref, attempts, max_retries)
+                except _WorkerDied as died:
+                    say_once(
+                        said,
+                        "retry",
+                        f"a Ray worker died while running a task ({died.reason}); Ray runs it again from the start "
+                        f"of its chunk (up to {max_retries} times), so no result is lost or counted twice",
+                        say,
+                    )
+                    pending[task.remote(shared_ref, chunk, *args)] = (chunk, attempts + 1)
+                    continue
+            yield from results
     finally:
         for ref in pending:
-            ray.cancel(ref, force=True)
+            try:
+                ray.cancel(ref, force=True)
+            except ray.exceptions.RayError:  # Ray itself is gone: nothing left to cancel
+                break
         session.close()
 
 
@@ -197,14 +274,24 @@ def _pickling_error(ray: Any, value: Any) -> str:
     return "it pickles here, but not in Ray's serializer"
 
 
-def _task_result(ray: Any, ref: Any, max_retries: int) -> list[Any]:
+class _WorkerDied(Exception):
+    """A task's worker process died and the task may run again."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _task_result(ray: Any, ref: Any, attempts: int, max_retries: int) -> list[Any]:
     try:
         return list(ray.get(ref))
     except ray.exceptions.RayTaskError as error:
         if isinstance(error.cause, BoardgymError):
             raise BoardgymError(str(error.cause)) from None
         raise
-    except ray.exceptions.WorkerCrashedError:
+    except (ray.exceptions.WorkerCrashedError, ray.exceptions.OutOfMemoryError) as error:
+        if attempts <= max_retries:
+            raise _WorkerDied(type(error).__name__) from None
         raise BoardgymError(
             f"the Ray worker running one task died on every attempt ({max_retries + 1}); the Ray logs "
             "(/tmp/ray/session_latest/logs on each node) say why"

@@ -29,6 +29,7 @@ import argparse
 import dataclasses
 import json
 import re
+import sys
 import types
 import typing
 from collections.abc import Iterable, Sequence
@@ -93,6 +94,25 @@ def option(
     # fields that have one (a subclass adding ``--agents`` after its base's ``-p``).
     kw_only = default is dataclasses.MISSING and not positional
     return dataclasses.field(default=default, metadata=metadata, kw_only=kw_only)
+
+
+PROGRESS_HELP = "show a progress bar (on a terminal only: never in a log file or a pipe)"
+
+
+def progress_option(help: str = PROGRESS_HELP) -> Any:
+    """``--progress/--no-progress``: on by default, and then shown only where stderr is a
+    terminal (``progress_bar``)."""
+    return option(True, help)
+
+
+def progress_bar(enabled: bool = True, **settings: Any) -> Any:
+    """A tqdm bar on stderr. ``enabled=False`` (``--no-progress``) turns it off, and so does a
+    stderr that is not a terminal (a log file, a pipe, CI, a notebook's captured output):
+    tqdm's ``disable=None``, so that no log fills with the bar's redraws."""
+    from tqdm import tqdm
+
+    settings.setdefault("file", sys.stderr)
+    return tqdm(disable=None if enabled else True, **settings)
 
 
 def seed_option(default: int | None = 0, help: str = "seed of every random choice") -> Any:
@@ -365,8 +385,12 @@ def _split_params(items: Iterable[str]) -> list[str]:
 
 
 def _default_text(field: dataclasses.Field[Any], meta: typing.Mapping[str, Any]) -> str:
+    """`` (default: VALUE)`` for the help, unless the help says its default itself (a default
+    computed when the command runs: ``(default: s<seed>-<date>-<time>)``) or there is none to say."""
     default = field.default
     if default is dataclasses.MISSING or default is None or meta.get("required"):
+        return ""
+    if "(default" in meta.get("help", ""):
         return ""
     if isinstance(default, bool):
         return ""

@@ -31,7 +31,7 @@ import torch
 from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
-from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+from tianshou.data import Collector, CollectStats, SequenceSummaryStats, VectorReplayBuffer
 from tianshou.env import DummyVectorEnv
 from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
@@ -55,6 +55,20 @@ class QAgent(BaseAgent):
         with torch.no_grad():
             q = self.net(obs)[0][0].numpy()
         return int(np.argmax(np.where(game.legal_mask(state), q, -np.inf)))
+
+
+def seat_stats(seat: int) -> type[CollectStats]:
+    """The collector's statistics of the learner's returns. In a multi-agent env Tianshou keeps
+    one return per seat (an array of shape (episodes, 2)) and its own summary flattens that,
+    warning "Sequence has shape (n, 2)..." at every collect; this one reads the learner's seat
+    (as ``multi_agent_return_reduction`` does for the trainer)."""
+
+    class SeatStats(CollectStats):
+        def refresh_return_stats(self) -> None:
+            returns = self.returns[:, seat] if self.returns.ndim == 2 else self.returns
+            self.returns_stat = SequenceSummaryStats.from_sequence(returns) if returns.size else None
+
+    return SeatStats
 
 
 def main(argv: list[str] | None = None) -> dict[str, float | str]:
@@ -97,7 +111,11 @@ def main(argv: list[str] | None = None) -> dict[str, float | str]:
     train_envs = DummyVectorEnv([make_env for _ in range(args.train_envs)])
     train_envs.seed(args.seed)
     collector = Collector[CollectStats](
-        algorithm, train_envs, VectorReplayBuffer(20_000, len(train_envs)), exploration_noise=True
+        algorithm,
+        train_envs,
+        VectorReplayBuffer(20_000, len(train_envs)),
+        exploration_noise=True,
+        collect_stats_class=seat_stats(args.seat),
     )
     collector.reset()
     algorithm.run_training(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from boardgym.cluster import RaySession, check_address, connect_ray, gpu_share, imap_chunks, import_ray
+from boardgym.cluster import RayLost, RaySession, check_address, connect_ray, gpu_share, imap_chunks, import_ray
 from boardgym.types import BoardgymError
 
 
@@ -101,3 +101,31 @@ def test_a_dead_worker_s_chunk_is_played_again(ray_local, tmp_path: Path) -> Non
     marker.unlink()
     with pytest.raises(BoardgymError, match=r"died on every attempt \(1\)"):
         list(imap_chunks(die_once, str(marker), list(range(10)), max_retries=0))
+
+
+def die_once_each(marker: str, chunk: list[int]) -> list[int]:
+    for item in chunk:
+        if item in (3, 7) and first_to_mark(f"{marker}-{item}"):
+            os._exit(1)  # two workers die, each in its own task
+    return list(chunk)
+
+
+def test_a_retried_task_is_said_once(ray_local, tmp_path: Path, capsys) -> None:
+    assert sorted(imap_chunks(die_once_each, str(tmp_path / "died"), list(range(10)))) == list(range(10))
+    assert (tmp_path / "died-3").exists() and (tmp_path / "died-7").exists()
+    err = capsys.readouterr().err
+    assert err.count("a Ray worker died while running a task (WorkerCrashedError); Ray runs it again") == 1
+
+
+def test_a_dead_ray_system_process_is_one_sentence(ray_local, monkeypatch) -> None:
+    def raylet_died(*args, **kwargs):
+        raise ray_local.exceptions.LocalRayletDiedError()
+
+    monkeypatch.setattr(ray_local, "wait", raylet_died)
+    with pytest.raises(RayLost) as caught:
+        list(imap_chunks(squares, 0, list(range(10))))
+    assert str(caught.value) == (
+        "Ray stopped under the run: the Ray process of this machine (its raylet) died (LocalRayletDiedError)"
+    )
+    caught.value.resume = "resume with --resume"
+    assert str(caught.value).endswith("died (LocalRayletDiedError); resume with --resume")

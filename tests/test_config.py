@@ -13,6 +13,7 @@ from boardgym import BoardgymError, make_game
 from boardgym.config import (
     REQUIRED,
     Options,
+    build_parser,
     config_from_dict,
     config_to_dict,
     game_params_option,
@@ -155,3 +156,22 @@ def test_game_params_are_typed_by_the_games_constructor() -> None:
         options_from_argv(GameConfig, ["-p", "size=3", "-p", "size=4"], "toy")
     with pytest.raises(BoardgymError, match="cannot read 'size' in -p; write KEY=VALUE"):
         options_from_argv(GameConfig, ["-p", "size"], "toy")
+
+
+def test_every_option_says_its_default_once() -> None:
+    """A help that states its default itself gets no second one, on any command."""
+    import re
+
+    from boardgym.cli import command_options
+
+    @dataclass(frozen=True)
+    class Stated(Options):
+        name: str = option("auto", "run folder name (default: s<seed>-<date>-<time>)")
+        count: int = option(3, "games", minimum=1)
+
+    text = " ".join(build_parser(Stated, "stated").format_help().split())
+    assert "(default: s<seed>-<date>-<time>) (default" not in text and "games (default: 3)" in text
+    for words, options in command_options():
+        for action in build_parser(options, " ".join(words))._actions:
+            said = re.findall(r"\(default", action.help or "")
+            assert len(said) <= 1 and "(default: None)" not in (action.help or ""), (words, action.dest)

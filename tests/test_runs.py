@@ -281,3 +281,55 @@ def test_a_private_checkpoint_of_another_user_is_not_called_corrupt(tmp_path: Pa
     path.chmod(0)
     with pytest.raises(BoardgymError, match="cannot be opened"):
         load_checkpoint(path)
+
+
+SAME_SECOND = {
+    "evaluate": (
+        ["evaluate", "nim", "--agents", "random", "nimsum", "--games", "2", "--workers", "1", "--no-plots"],
+        "nim/evaluate",
+        "results.jsonl",
+    ),
+    "setcover": (
+        ["solve", "setcover", "--problem-size", "8", "--num-sets", "8", "--density", "0.5"],
+        "setcover/astar",
+        "results.json",
+    ),
+    "blackbox": (
+        ["solve", "blackbox", "--instance", "1", "--max-calls", "50", "--genome-length", "8", "--no-plot"],
+        "blackbox/linkage",
+        "results.json",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", sorted(SAME_SECOND))
+def test_two_runs_of_a_command_in_the_same_second_get_two_folders(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second run names its default folder before the first has made it; each still
+    writes its own folder, and neither overwrites the other's results."""
+    import time
+
+    from boardgym.cli import main
+
+    argv, under, results = SAME_SECOND[command]
+    argv = [*argv, "--root", str(tmp_path)]
+    frozen = time.localtime(1_700_000_000)
+    real_strftime = time.strftime
+    monkeypatch.setattr(time, "strftime", lambda fmt, when=None: real_strftime(fmt, frozen))
+    real_named = RunFolder.named.__func__  # type: ignore[attr-defined]
+    calls: list[int] = []
+
+    def named(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        folder = real_named(cls, *args, **kwargs)
+        calls.append(1)
+        if len(calls) == 1:  # the other run starts and ends now, under the same default name
+            assert main([*argv, "--seed", "2"]) == 0
+        return folder
+
+    monkeypatch.setattr(RunFolder, "named", classmethod(named))
+    assert main([*argv, "--seed", "2"]) == 0
+    folders = sorted((tmp_path / under).iterdir())
+    name = f"s2-{real_strftime('%Y%m%d-%H%M%S', frozen)}"
+    assert [folder.name for folder in folders] == [name, f"{name}-2"]
+    assert all((folder / results).is_file() for folder in folders)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from boardgym.agents.registry import read_spec
 from boardgym.cli.play import GameOptions
-from boardgym.cluster import check_address
-from boardgym.config import REQUIRED, option, seed_option
+from boardgym.cluster import RayLost, check_address
+from boardgym.config import REQUIRED, option, progress_option, seed_option
 from boardgym.evaluate.openings import OPENING_MODES
 from boardgym.evaluate.tournament import BACKENDS, SETTINGS_FILE, TournamentSettings
 from boardgym.runs import RUNS_ROOT, RunFolder, check_run_name
@@ -77,6 +77,7 @@ class EvaluateOptions(FolderOptions):
         metavar="N",
     )
     plots: bool = option(True, "draw the png plots")
+    progress: bool = progress_option()
     save_games: int = option(
         0,
         "keep each move's time for the first N games and write them to games/game-INDEX.json (watch one with "
@@ -109,6 +110,7 @@ class EvaluateOptions(FolderOptions):
             save_games=self.save_games,
             openings=self.openings,
             opening_plies=self.opening_plies,
+            progress=self.progress,
         )
 
 
@@ -126,17 +128,26 @@ def evaluate(options: EvaluateOptions) -> int:
         resume=options.resume,
         holds=SETTINGS_FILE,
     )
-    out_dir = folder.path
     try:
-        tournament = run_tournament_with(options.tournament(), out_dir, resume=options.resume)
+        tournament = run_tournament_with(options.tournament(), folder, resume=options.resume)
+    except RayLost as error:
+        if not error.resume:
+            error.resume = (
+                f"the finished games are kept in {folder.path}/results.jsonl: finish them with the same command and "
+                f"--run-name {folder.path.name} --resume"
+            )
+        raise
     except KeyboardInterrupt:
+        out_dir = folder.path
         print(f"\ninterrupted; the finished games are in {out_dir}/results.jsonl", file=sys.stderr)
         print(f"finish them with the same command and: --run-name {out_dir.name} --resume", file=sys.stderr)
         return 130
     except Exception:
+        out_dir = folder.path
         if (out_dir / "results.jsonl").is_file() and (out_dir / "results.jsonl").stat().st_size:
             print(f"the games finished before the error are kept in {out_dir}/results.jsonl", file=sys.stderr)
         raise
+    out_dir = folder.path  # final once open: a default name another run took became the next free one
     analysis = analyse(tournament) if tournament.num_players == 2 and tournament.games else None
     files = write_report(tournament, out_dir, plots=options.plots, analysis=analysis)
     print(console_summary(tournament, analysis))
@@ -163,6 +174,7 @@ class LadderOptions(FolderOptions):
         metavar="N",
     )
     plots: bool = option(True, "draw the png plots")
+    progress: bool = progress_option()
 
     def check(self) -> None:
         from boardgym.evaluate.ladder import ladder_of
@@ -186,6 +198,7 @@ def ladder(options: LadderOptions) -> int:
         resume=options.resume,
         grader=set_grader(options.game, options.grade_sample, options.seed),
         plots=options.plots,
+        progress=options.progress,
     )
     print(ladder_markdown(result))
     print(f"\n{len(result.tournament.games)} games ({options.games} per pairing); ladder and report in {folder.path}/")

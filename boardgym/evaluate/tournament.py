@@ -25,6 +25,7 @@ from typing import Any
 
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent, parse_spec
+from boardgym.config import progress_bar
 from boardgym.evaluate.backends import BACKENDS, play_local, play_on_ray
 from boardgym.evaluate.openings import OPENING_MODES, default_plies, is_deterministic
 from boardgym.evaluate.results import (
@@ -85,7 +86,8 @@ def run_tournament(
     ``specs`` are agent spec strings, built once in each worker, or agent objects (those need
     ``workers=1``, which plays in this process, or the ``fork`` start method, the default on
     Linux; with ``spawn`` they must pickle). ``record_moves=False`` keeps the move lists out of
-    the records and the results file.
+    the records and the results file. ``progress``: a bar of the games on stderr, shown only
+    where stderr is a terminal (never in a log file, a pipe or captured output); False: never.
 
     ``backend`` (``BACKENDS``): ``local`` plays in ``workers`` processes here; ``ray`` plays Ray
     tasks on the cluster at ``address`` (``boardgym.cluster``), or on a Ray started here with
@@ -115,15 +117,17 @@ def run_tournament(
 
 
 def run_tournament_with(
-    settings: TournamentSettings, out_dir: Path | str | None = None, *, resume: bool = False
+    settings: TournamentSettings, out_dir: RunFolder | Path | str | None = None, *, resume: bool = False
 ) -> Tournament:
     """Play the tournament ``settings`` describe and return it with every game (sorted by
     index); ``run_tournament`` for the meaning of each setting. The settings are checked first
     (a ``BoardgymError`` naming the one that is wrong); with ``out_dir`` the folder is locked
     for the run, its earlier games kept on ``resume`` (``results.py``) and each new game
-    appended to ``results.jsonl`` as it finishes."""
+    appended to ``results.jsonl`` as it finishes. ``out_dir`` may be the ``RunFolder`` of a
+    default name (``RunFolder.named``), which takes the next free name when it opens if
+    another run took it in the meantime (two evaluates started in the same second)."""
     game = _check(settings)
-    resumed = out_dir if resume else None
+    resumed = (out_dir.path if isinstance(out_dir, RunFolder) else out_dir) if resume else None
     plies = _opening_plies(game, settings, resumed)
     tournament = Tournament(
         settings.game_name,
@@ -141,10 +145,11 @@ def run_tournament_with(
     # The one writer of the folder until the tournament ends: a second evaluate (or a --resume)
     # on the same run name is refused instead of writing results.jsonl twice, and a finished
     # tournament is never overwritten without --resume.
-    with RunFolder(out_dir).open(resume=resume, holds=SETTINGS_FILE, what="tournament") as folder:
+    run_folder = out_dir if isinstance(out_dir, RunFolder) else RunFolder(out_dir)
+    with run_folder.open(resume=resume, holds=SETTINGS_FILE, what="tournament") as folder:
         tournament.games = previous_games(folder.path, tournament, resume)
         write_settings(folder.path, tournament)
-        return _play(tournament, settings, game, folder.path)
+        return _play(tournament, settings, game, folder.path, kept=folder.keep)
 
 
 def _check(settings: TournamentSettings) -> Game:
@@ -212,9 +217,17 @@ def _agent_for_seed(spec: str | Agent, game: Game) -> Callable[[int], Agent]:
     return reset
 
 
-def _play(tournament: Tournament, settings: TournamentSettings, game: Game, folder: Path | None) -> Tournament:
+def _play(
+    tournament: Tournament,
+    settings: TournamentSettings,
+    game: Game,
+    folder: Path | None,
+    kept: Callable[[], None] | None = None,
+) -> Tournament:
     """The fixtures the tournament still owes, played on the backend asked for; each new game
-    goes into the tournament and, with a folder, into its results file as it finishes."""
+    goes into the tournament and, with a folder, into its results file as it finishes;
+    ``kept`` is called once a game is in the file (the run folder keeps it whatever error
+    follows, for ``--resume``)."""
     done = {played.index for played in tournament.games}
     todo = [fixture for fixture in tournament.schedule(game) if fixture.index not in done]
     bar = _progress_bar(len(done) + len(todo), len(done), tournament.game, settings.progress)
@@ -228,6 +241,9 @@ def _play(tournament: Tournament, settings: TournamentSettings, game: Game, fold
             tournament.games.append(played)
             if results is not None:
                 results.append(played)
+                if kept is not None:
+                    kept()
+                    kept = None
             bar.update(1)
     finally:
         plays.close()  # stops the workers now, also on Ctrl-C or an error
@@ -238,7 +254,6 @@ def _play(tournament: Tournament, settings: TournamentSettings, game: Game, fold
     return tournament
 
 
-def _progress_bar(total: int, initial: int, game_name: str, enabled: bool):  # -> tqdm
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=initial, desc=f"{game_name} games", unit="game", disable=not enabled, leave=False)
+def _progress_bar(total: int, initial: int, game_name: str, enabled: bool) -> Any:
+    """The games' bar on stderr: off with ``progress=False`` and where stderr is not a terminal."""
+    return progress_bar(enabled, total=total, initial=initial, desc=f"{game_name} games", unit="game", leave=False)

@@ -18,7 +18,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from boardgym.config import Options, config_to_dict, option, options_from_argv, seed_option
+from boardgym.config import (
+    Options,
+    config_to_dict,
+    option,
+    options_from_argv,
+    progress_bar,
+    progress_option,
+    seed_option,
+)
 from boardgym.games.blackbox import BlackBoxProblem, check_instance
 from boardgym.runs import RUNS_ROOT, RunFolder, atomic_write_text
 from boardgym.solve.blackbox import OPTIMISERS, RunResult, run
@@ -45,7 +53,7 @@ class Config(Options):
     genome_length: int = option(1000, "bits per genome", minimum=1)
     run_name: str | None = option(None, "run folder name under <root>/blackbox/<algorithm>/ (default: seed and time)")
     root: str = option(str(RUNS_ROOT), "the runs root the run folder goes under")
-    progress: bool = option(True, "show a progress bar")
+    progress: bool = progress_option()
     plot: bool = option(True, "draw fitness.png")
 
     def check(self) -> None:
@@ -116,15 +124,12 @@ def plot_curves(results: list[RunResult], path: Path, algorithm: str) -> Path:
 
 
 def _run_with_progress(config: Config, instance: int, seed: int) -> RunResult:
-    from tqdm import tqdm
-
-    bar = tqdm(
+    bar = progress_bar(
+        config.progress,
         total=config.max_calls,
         desc=f"{config.algorithm} a={instance} seed={seed}",
         unit="call",
-        disable=not config.progress,
         leave=False,
-        file=sys.stderr,
         mininterval=0.2,
     )
     best = [-1.0]

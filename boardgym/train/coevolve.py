@@ -117,6 +117,7 @@ def train(config: Config) -> Path:
             fitness = cup.fitness(population, rng)
             best = population[int(np.argmax(fitness))].copy()
             population = _next_generation(config, population, fitness, rng)
+            run.games, cup.played = run.games + cup.played, 0
             run.advance(1)
             scalars = {
                 "train/cup_rounds": float(fitness.max()),
@@ -130,6 +131,7 @@ def train(config: Config) -> Path:
         # The last generation's children have not played yet, and one cup is a lottery of
         # pairings: a round robin of the final population crowns the champion.
         best = population[int(np.argmax(cup.round_robin(population, rng)))].copy()
+        run.games, cup.played = run.games + cup.played, 0
         measure()
         return run.finish(payload())
 
@@ -146,6 +148,8 @@ class Cup:
         self.depths = depths
         self.pairs = pairs
         self.openings = openings
+        self.played = 0
+        """Games played so far (the run's ``progress/games``)."""
 
     def fitness(self, population: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         fitness = np.zeros(len(population))
@@ -198,6 +202,7 @@ class Cup:
 
     def play(self, state: Any, players: tuple[Any, Any], rng: np.random.Generator) -> tuple[float, ...]:
         game = self.game
+        self.played += 1
         for player in players:
             player.reset(seed=int(rng.integers(2**63)))
         while not game.is_terminal(state):

@@ -135,6 +135,7 @@ def train(config: Config) -> Path:
             population = candidates[order[: config.mu]]
             parent_fitness = fitness[order[: config.mu]]
             best, best_fitness = population[0].copy(), float(fitness[order[0]])
+            run.games, field.played = run.games + field.played, 0
             run.advance(1, best=f"{best_fitness:.2f}")
             run.log(
                 {
@@ -162,6 +163,8 @@ class Field:
     def __init__(self, game: Nim) -> None:
         self.game = game
         self._optimal: dict[NimState, list[Action]] = {}
+        self.played = 0
+        """Games played so far (the run's ``progress/games``)."""
 
     def fitness_of(self, kind: str, genomes: np.ndarray, games: int, seed: int) -> np.ndarray:
         """Share of ``2 * games`` won by each genome (common random numbers across genomes)."""
@@ -176,6 +179,7 @@ class Field:
     def play(self, policy: NimPolicy, seat: int, against_random: bool, rand: random.Random) -> bool:
         """One game; True if ``policy`` (in ``seat``) wins."""
         game = self.game
+        self.played += 1
         state = game.initial_state()
         while not game.is_terminal(state):
             if game.current_player(state) == seat:

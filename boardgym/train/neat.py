@@ -107,6 +107,7 @@ def train(config: Config) -> Path:
         def fitness_function(genomes: list[tuple[int, Any]], neat_cfg: neat.Config) -> None:
             networks = [genome_network(genome, neat_cfg) for _, genome in genomes]
             scores = field.scores(networks, seed=config.seed * 100_003 + population.generation)
+            run.games, field.played = run.games + field.played, 0
             for (_, genome), score in zip(genomes, scores, strict=True):
                 genome.fitness = float(score)
             best = int(np.argmax(scores))
@@ -155,6 +156,7 @@ def train(config: Config) -> Path:
                 replace(config, games_random=config.playoff_games, games_peers=0, games_minimax=config.playoff_games),
             )
             scores = playoff.scores(champion["contenders"], seed=config.seed + 1)
+            run.games += playoff.played
             champion.update(network=champion["contenders"][int(np.argmax(scores))], fitness=float(scores.max()))
             run.log({"train/playoff_best": float(scores.max())})
         measure()
@@ -188,6 +190,8 @@ class Field:
         self.game = game
         self.config = config
         self.minimax = MinimaxAgent(game, depth=1, seed=config.seed)
+        self.played = 0
+        """Games played so far (the run's ``progress/games``)."""
 
     def scores(self, networks: list[Network], seed: int) -> np.ndarray:
         config = self.config
@@ -213,6 +217,7 @@ class Field:
         """One game of ``network`` in ``seat``: 1 win, 1/2 draw, 0 loss. ``opponent`` is None
         (random), an agent, or another network."""
         game, mode = self.game, self.config.mode
+        self.played += 1
         if opponent is not None and not isinstance(opponent, Network):
             opponent.reset(seed=int(rng.integers(2**63)))
         state = game.initial_state()

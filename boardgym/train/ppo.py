@@ -7,8 +7,10 @@ pool (at most ``--pool-size`` kept), and each episode draws its opponent from th
 ``random`` with probability ``--pool-random``. Its seat is drawn each episode unless
 ``--seat`` fixes it. Illegal actions are masked out (``env.action_masks()``).
 
-SB3's own scalars (``rollout/``, ``train/``, ``time/``) and ours (``eval/``, the
-hyper-parameters) go to the same TensorBoard folder ``runs/<game>/ppo/<run-name>/``; the
+SB3's own scalars go through the run's writer, renamed into the namespaces every method
+shares (``boardgym.train.scalars.SB3_TAGS``: its losses under ``loss/``, its rollout statistics
+under ``train/``, its speed under ``perf/``), beside ours (``eval/``, ``progress/games``: the
+games the learner finished, the hyper-parameters) in ``runs/<game>/ppo/<run-name>/``; the
 checkpoints there hold the policy's and the optimiser's tensors, so ``--resume`` continues
 the optimisation (the envs restart from fresh games). Beside ``final.pt`` the run writes
 ``final.zip``, SB3's own file of the final model: ``MaskablePPO.load("final.zip")`` opens it,
@@ -28,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import KVWriter, Logger
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -43,6 +46,7 @@ from boardgym.agents.sb3_zip import write_sb3_zip
 from boardgym.config import option
 from boardgym.game import Game
 from boardgym.games import GAMES
+from boardgym.train.scalars import sb3_tag
 from boardgym.train.training_run import RunConfig, TrainingRun, run_main
 from boardgym.types import Action, BoardgymError
 
@@ -156,7 +160,7 @@ def train(config: Config) -> Path:
                 model.policy.load_state_dict(resumed["policy"])
                 model.policy.optimizer.load_state_dict(resumed["optimizer"])
             model.num_timesteps = run.step
-        model.set_logger(configure(str(run.folder), ["tensorboard"]))
+        model.set_logger(Logger(str(run.folder), [RunWriter(run)]))
 
         def payload() -> dict[str, Any]:
             return {
@@ -188,6 +192,7 @@ def train(config: Config) -> Path:
         torch.manual_seed(config.seed)
         if remaining > 0:
             model.learn(remaining, callback=callback, reset_num_timesteps=resumed is None, progress_bar=False)
+            model.logger.dump(model.num_timesteps)  # SB3 keeps the last update's losses for a next rollout
         run.advance_to(model.num_timesteps)
         measure()
         write_sb3_zip(model, run.folder / SB3_ZIP, game)
@@ -221,6 +226,30 @@ class PoolOpponent(BaseAgent):
         return self.current.act(game, state)
 
 
+class RunWriter(KVWriter):
+    """SB3's logger output into the run's TensorBoard writer, its tags renamed into the run's
+    namespaces (``sb3_tag``), with ``progress/games`` beside them."""
+
+    def __init__(self, run: TrainingRun) -> None:
+        self.run = run
+
+    def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
+        scalars: dict[str, float] = {}
+        for key, value in key_values.items():
+            excluded = key_excluded.get(key) or ()
+            tag = sb3_tag(key)
+            if tag is None or "tensorboard" in excluded or isinstance(value, str):
+                continue
+            if isinstance(value, (int, float, np.integer, np.floating)):
+                scalars[tag] = float(value)
+        if scalars:
+            self.run.log(scalars, step)
+            self.run.writer.flush()
+
+    def close(self) -> None:
+        """The run closes its writer."""
+
+
 class Periodic(BaseCallback):
     """Moves the run's step counter with SB3's, and runs each task when the step count
     crosses a multiple of its period. The measurement is left out once ``--timesteps`` is
@@ -239,6 +268,7 @@ class Periodic(BaseCallback):
 
     def _on_step(self) -> bool:
         step = self.num_timesteps
+        self.run.games += int(np.count_nonzero(self.locals["dones"]))
         self.run.advance_to(step)
         if self.last_step is None:
             self.last_step = step - self.training_env.num_envs

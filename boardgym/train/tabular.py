@@ -88,6 +88,7 @@ def train_tabular(config: TabularConfig, method: str, make_episode: EpisodeFacto
             outcome = episode(epsilon, run.step)[0]
             window[0 if outcome > 0 else 1 if outcome == 0 else 2] += 1
             run.step += 1
+            run.games += 1
             if run.step % log_every == 0 or run.step == config.episodes:
                 games = sum(window)
                 run.log(

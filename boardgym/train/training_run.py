@@ -10,12 +10,17 @@ The run owns:
   same folder is refused), and the resume check: an existing run is never overwritten (pass
   ``--resume``), and ``--resume`` needs the folder's ``checkpoint.pt`` (read into
   ``run.resumed``, checked for its format and game);
-- ``config.json``, the TensorBoard writer (``run.log``), the progress bar (``run.advance``,
-  ``--no-progress``) and the hyper-parameters: as a table under ``hparams/config`` when the run
-  opens, and for TensorBoard's HParams tab (``log_hparams``) when ``run.finish`` writes
-  ``final.pt``, with the last measurement's ``eval/`` scalars as the session's metrics;
+- ``config.json``, the TensorBoard writer (``run.log``; the tags' namespaces are
+  ``boardgym.train.scalars``'s), the progress bar (``run.advance``, ``--no-progress``; off by
+  default where stderr is not a terminal) and the hyper-parameters: as a table under
+  ``hparams/config``, and as the run's session of TensorBoard's HParams tab, started when the
+  run first opens (TensorBoard keeps the first start of a session) and ended as a success by
+  ``run.finish`` (a run that failed or was interrupted shows as unknown until a ``--resume``
+  finishes it); the tab's metrics are the run's scalars, each at its last value;
 - the step counter ``run.step`` (episodes, timesteps, generations or iterations), stamped in
-  every checkpoint as ``step`` and restored on ``--resume``;
+  every checkpoint as ``step`` and restored on ``--resume``, and the common count
+  ``run.games``, the training games played, logged as ``progress/games`` beside every
+  ``run.log`` and kept in the checkpoints as ``games``;
 - periodic measurement during training (``run.measure``): a few games, seats alternating,
   against ``random`` and the game's baseline (``perfect`` where exhaustive search is cheap,
   else ``minimax:depth=2``), logged as ``eval/win_rate_vs_<name>``, ``eval/draw_rate_vs_<name>``,
@@ -43,12 +48,15 @@ from typing import Any, TypeVar
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
 from boardgym.checkpoints import checkpoint_content, load_checkpoint, save_checkpoint
+from boardgym.cluster import RayLost
 from boardgym.config import (
     Options,
     config_to_dict,
     game_params_option,
     option,
     options_from_argv,
+    progress_bar,
+    progress_option,
     seed_option,
     write_config,
 )
@@ -57,6 +65,13 @@ from boardgym.evaluate.match import play_games
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.runs import CHECKPOINT, FINAL, RunFolder, check_run_name, os_error_sentence
+from boardgym.train.scalars import (
+    GAMES_TAG,
+    log_config_table,
+    log_session_end,
+    log_session_start,
+    make_writer,
+)
 from boardgym.types import BoardgymError
 
 C = TypeVar("C", bound="RunConfig")
@@ -83,7 +98,7 @@ class RunConfig(Options):
     )
     root: str = option("runs", "root folder of the runs")
     resume: bool = option(False, "continue the run in --run-name from its checkpoint.pt")
-    progress: bool = option(True, "show a progress bar")
+    progress: bool = progress_option()
 
     def check(self) -> None:
         game_from_config(self)  # an unknown game or a bad parameter: one sentence, now
@@ -172,13 +187,15 @@ class TrainingRun:
         self.run_folder = RunFolder.named(config.root, self.game.name, method, config.run_name, seed=config.seed)
         self.folder = self.run_folder.path
         self.step = 0
+        self.games = 0
+        """Training games played so far (``progress/games``): each method adds its games."""
         self.resumed: dict[str, Any] | None = None
         self.writer: Any = None
         self.bar: Any = None
         self._stack = ExitStack()
         self._opponents: dict[str, Agent | str] | None = None
         self.metrics: dict[str, float] = {}
-        """The latest value of every scalar ``measure`` logged: the HParams tab's metrics."""
+        """The latest value of every scalar ``measure`` logged."""
 
     @property
     def checkpoint_path(self) -> Path:
@@ -219,22 +236,25 @@ class TrainingRun:
             )
             with self.restoring():
                 self.step = _resumed_step(self.resumed)
+                self.games = _resumed_games(self.resumed)
         write_config(folder / "config.json", config, method=self.method, **self.notes)
         self.writer = make_writer(folder)
         self._stack.callback(self.writer.close)
         log_config_table(self.writer, config)
-        if config.progress:
-            from tqdm import tqdm
-
-            self.bar = tqdm(
-                total=self.total,
-                initial=min(self.step, self.total),
-                unit=self.unit,
-                desc=f"{self.method} {self.game.name}",
-                dynamic_ncols=True,
-                file=sys.stderr,
-            )
-            self._stack.callback(self.bar.close)
+        log_session_start(self.writer, config, {**self.notes, "method": self.method, "game": self.game.name}, self.step)
+        bar = progress_bar(
+            config.progress,
+            total=self.total,
+            initial=min(self.step, self.total),
+            unit=self.unit,
+            desc=f"{self.method} {self.game.name}",
+            dynamic_ncols=True,
+        )
+        if bar.disable:
+            bar.close()
+        else:
+            self.bar = bar
+            self._stack.callback(bar.close)
 
     def restoring(self) -> AbstractContextManager[None]:
         """Wrap the code that rebuilds the method's state from ``run.resumed``: content that
@@ -249,6 +269,12 @@ class TrainingRun:
     def close(self, error: BaseException | None = None) -> None:
         """Close what the run opened; a fresh run refused for bad input before its first
         checkpoint leaves an empty folder (``RunFolder.close``)."""
+        if isinstance(error, RayLost) and not error.resume:
+            error.resume = (
+                f"continue from the last checkpoint with the same command and --run-name {self.folder.name} --resume"
+                if self.checkpoint_path.is_file()
+                else "nothing was saved yet: start the same command again"
+            )
         try:
             self._stack.close()
         finally:
@@ -268,9 +294,10 @@ class TrainingRun:
         self.step = step
 
     def log(self, scalars: dict[str, float], step: int | None = None) -> None:
-        """TensorBoard scalars at ``step`` (default: the run's step)."""
+        """TensorBoard scalars at ``step`` (default: the run's step), with the common count
+        ``progress/games`` beside them."""
         step = self.step if step is None else step
-        for tag, value in scalars.items():
+        for tag, value in {**scalars, GAMES_TAG: self.games}.items():
             self.writer.add_scalar(tag, value, step)
 
     def report(self, line: str) -> None:
@@ -332,6 +359,7 @@ class TrainingRun:
             **payload,
             "method": self.method,
             "step": int(self.step),
+            "games": int(self.games),
             "config": json.dumps(config_to_dict(self.config)),
         }
         written = save_checkpoint(path or self.checkpoint_path, stamped, format=self.format, game=self.game)
@@ -339,13 +367,14 @@ class TrainingRun:
         return written
 
     def finish(self, payload: dict[str, Any]) -> Path:
-        """Write ``final.pt``, the file ``make_agent`` loads, and the hyper-parameters with the
-        final metrics for the HParams tab; returns its path."""
+        """Write ``final.pt``, the file ``make_agent`` loads, and end the HParams session as a
+        success; returns its path. (A run that stops before, failed or interrupted, writes no
+        end: TensorBoard keeps the first of each, so a ``--resume`` that finishes it is the
+        session's one end.)"""
         path = self.save(payload, self.final_path)
         if self.writer is not None:
-            extra = {"method": self.method, "game": self.game.name}
-            log_hparams(self.writer, self.config, extra, self.metrics, self.step)
-            self.writer.flush()
+            self.writer.add_scalar(GAMES_TAG, self.games, self.step)
+            log_session_end(self.writer, "success", self.step)
         return path
 
 
@@ -368,45 +397,14 @@ def run_main(config_cls: type[C], train: Callable[[C], Path], argv: list[str] | 
     return 0
 
 
-def make_writer(path: Path | str) -> Any:
-    """A TensorBoard ``SummaryWriter`` writing into ``path``."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    return SummaryWriter(log_dir=str(path))
-
-
-def log_config_table(writer: Any, config: Any) -> None:
-    """Hyper-parameters once, as a markdown table under ``hparams/config`` (CleanRL's habit)."""
-    rows = "\n".join(f"|{k}|{v}|" for k, v in config_to_dict(config).items())
-    writer.add_text("hparams/config", f"|param|value|\n|-|-|\n{rows}")
-
-
-def hparam_values(config: Any, extra: dict[str, Any] | None = None) -> dict[str, int | float | str]:
-    """The config as values the HParams tab takes: numbers and strings as they are, booleans as
-    ``true``/``false`` (as typed on the command line; the tab would show them as 0 and 1),
-    sequences joined with commas (``256,256``), None as the empty string."""
-    values: dict[str, int | float | str] = {}
-    for key, value in {**config_to_dict(config), **(extra or {})}.items():
-        if isinstance(value, bool):
-            values[key] = "true" if value else "false"
-        elif isinstance(value, (int, float, str)):
-            values[key] = value
-        elif isinstance(value, (list, tuple)):
-            values[key] = ",".join(map(str, value))
-        else:
-            values[key] = "" if value is None else str(value)
-    return values
-
-
-def log_hparams(writer: Any, config: Any, extra: dict[str, Any], metrics: dict[str, float], step: int = 0) -> None:
-    """The run as one session of TensorBoard's HParams tab: its hyper-parameters (``config``
-    and ``extra``) and ``metrics``, tags of scalars the run logged, whose last values the tab
-    shows. Written into the run's own folder (``SummaryWriter.add_hparams`` would start a
-    folder of its own), so the session is the run."""
-    from torch.utils.tensorboard.summary import hparams
-
-    for summary in hparams(hparam_values(config, extra), dict(metrics)):
-        writer.file_writer.add_summary(summary, step)
+def _resumed_games(payload: dict[str, Any]) -> int:
+    """The games count of a checkpoint (0 in those written before it was kept)."""
+    games = payload.get("games", 0)
+    if getattr(games, "shape", None) == ():
+        games = int(games)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 0:
+        raise ValueError(f"its games {games!r} is not a count")
+    return games
 
 
 def _resumed_step(payload: dict[str, Any]) -> int:

@@ -108,3 +108,38 @@ def test_evaluate_takes_a_runs_root(tmp_path, capsys) -> None:
     argv = ["evaluate", "tictactoe", "--agents", "random", "perfect", "--games", "2", "--root", str(root)]
     assert main([*argv, "--run-name", "r", "--no-plots"]) == 0
     assert (root / "tictactoe" / "evaluate" / "r" / "results.jsonl").is_file()
+
+
+class Terminal:
+    """A stderr that says it is a terminal and keeps what is written to it."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("flag", [[], ["--no-progress"]])
+def test_evaluate_no_progress_turns_the_bar_off_on_a_terminal(flag, monkeypatch, capsys) -> None:
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    argv = ["evaluate", "nim", "--agents", "random", "nimsum", "--games", "2", "--workers", "1"]
+    assert main([*argv, "--no-plots", "--run-name", f"p{len(flag)}", *flag]) == 0
+    assert ("nim games" in terminal.text) == (not flag)
+
+
+def test_evaluate_in_a_log_file_draws_no_bar(tmp_path, monkeypatch) -> None:
+    log = (tmp_path / "log.txt").open("w")
+    monkeypatch.setattr("sys.stderr", log)
+    argv = ["evaluate", "nim", "--agents", "random", "nimsum", "--games", "2", "--workers", "1"]
+    assert main([*argv, "--no-plots"]) == 0
+    log.close()
+    assert "games" not in (tmp_path / "log.txt").read_text()

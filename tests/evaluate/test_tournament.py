@@ -142,3 +142,8 @@ def test_a_second_tournament_on_the_same_folder_is_refused_while_the_first_runs(
     assert len(tournament.games) == 2
     with RunLock(folder):  # and the lock was let go at the end
         pass
+
+
+def test_run_tournament_from_python_draws_no_bar_where_stderr_is_not_a_terminal(capsys) -> None:
+    run_tournament("nim", ["random", "random"], 4)  # progress left at its default
+    assert capsys.readouterr().err == ""

@@ -160,3 +160,30 @@ def test_relative_checkpoint_paths_are_read_from_the_caller_s_folder(ray_local, 
     on_ray = run_tournament("tictactoe", [spec, "random"], 2, seed=1, progress=False, backend="ray")
     local = run_tournament("tictactoe", [spec, "random"], 2, workers=1, seed=1, progress=False)
     assert by_index(on_ray) == by_index(local)
+
+
+def test_a_dead_raylet_ends_evaluate_with_one_sentence_on_how_to_resume(
+    ray_local, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Ray's own process dies after the first results: the command ends in one sentence that
+    says how to finish the games, which the results file keeps."""
+    monkeypatch.chdir(tmp_path)
+    real_wait, calls = ray_local.wait, []
+
+    def wait_then_lose_the_raylet(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 2:
+            raise ray_local.exceptions.LocalRayletDiedError()
+        return real_wait(*args, **kwargs)
+
+    monkeypatch.setattr(ray_local, "wait", wait_then_lose_the_raylet)
+    argv = ["evaluate", "tictactoe", "--agents", "random", "perfect", "--games", "40", "--no-plots", "--run-name", "r"]
+    assert main([*argv, "--backend", "ray"]) == 2
+    err = capsys.readouterr().err.strip()
+    folder = Path("runs/tictactoe/evaluate/r")  # under tmp_path, the current folder
+    assert err == (
+        "boardgym: error: Ray stopped under the run: the Ray process of this machine (its raylet) died "
+        f"(LocalRayletDiedError); the finished games are kept in {folder}/results.jsonl: finish them with the same "
+        "command and --run-name r --resume"
+    )
+    assert (folder / RESULTS_FILE).read_text().count("\n") >= 1

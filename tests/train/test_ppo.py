@@ -47,7 +47,13 @@ def test_tiny_run_logs_sb3_and_eval_scalars_and_loads_as_agent(tmp_path: Path) -
     payload = torch.load(final, weights_only=True)
     assert payload["step"] >= 256 and payload["net_arch"] == [16]
     tags = scalar_tags(final.parent)
-    assert {"eval/win_rate_vs_random", "eval/loss_rate_vs_perfect", "train/value_loss", "rollout/ep_rew_mean"} <= tags
+    assert {
+        "eval/win_rate_vs_random",
+        "eval/loss_rate_vs_perfect",
+        "loss/value",
+        "train/return",
+        "progress/games",
+    } <= tags
     game = make_game("tictactoe")
     summary = play_games(game, f"ppo:checkpoint={final}", "random", 6, seed=0)
     assert summary.games == 6

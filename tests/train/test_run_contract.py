@@ -6,7 +6,9 @@ an existing run is never overwritten; and a second process on the same folder is
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -106,7 +108,9 @@ def _step(path: Path) -> int:
     return int(torch.load(path, weights_only=True)["step"])
 
 
-def test_training_run_contract(method: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], read_hparams) -> None:
+def test_training_run_contract(
+    method: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], hparams_table: Callable[[Path], Any]
+) -> None:
     name, params, _, (_, first, second) = TINY[method]
     main = load(METHODS[method].target)
     prog = f"boardgym train {method}"
@@ -115,9 +119,11 @@ def test_training_run_contract(method: str, tmp_path: Path, capsys: pytest.Captu
     folder = tmp_path / name / method / "c"
     assert json.loads((folder / "config.json").read_text())["method"] == method
     assert list(folder.glob("events.out.tfevents.*"))
-    hparams, metrics, values = read_hparams(folder)  # the HParams tab: config and final eval/ metrics
-    assert hparams["method"] == method and hparams["game"] == name
-    assert "eval/win_rate_vs_random" in metrics and set(values) == metrics
+    table = hparams_table(tmp_path)  # the HParams tab: config and final metrics
+    hparams, values, status = table.rows[f"{name}/{method}/c"]
+    assert hparams["method"] == method and hparams["game"] == name and status == "STATUS_SUCCESS"
+    assert {"eval/win_rate_vs_random", "progress/games"} <= table.metrics and set(values) == table.metrics
+    assert values["progress/games"] > 0
     assert (folder / "checkpoint.pt").is_file() and (folder / "final.pt").is_file()
     assert f"{METHODS[method].agent}:checkpoint={folder / 'final.pt'}" in capsys.readouterr().out
 

@@ -156,26 +156,55 @@ def test_due_and_a_declared_minimum() -> None:
     assert not any(run.due(0, step) for step in range(7))
 
 
-def test_finish_logs_the_hparams_tab_with_the_final_metrics(tmp_path: Path, read_hparams) -> None:
+def test_the_run_is_a_session_of_the_hparams_tab_with_its_last_scalars(tmp_path: Path, hparams_table) -> None:
     with TrainingRun(toy(tmp_path, steps=7), "toy", format=FORMAT, total=3, unit="ep") as run:
+        run.games = 5
         run.advance(3)
         scalars = run.measure(RandomAgent(run.game, seed=0))
         run.finish({"weights": torch.zeros(1)})
-    hparams, metrics, values = read_hparams(run.folder)
+    table = hparams_table(tmp_path)
+    hparams, values, status = table.rows["tictactoe/toy/toy"]
     assert hparams["steps"] == 7 and hparams["game"] == "tictactoe" and hparams["method"] == "toy"
     assert hparams["run_name"] == "toy" and hparams["resume"] == "false" and hparams["eval_games"] == 2
-    assert metrics == set(scalars) and "eval/win_rate_vs_perfect" in metrics
-    assert values == pytest.approx(scalars)
+    assert status == "STATUS_SUCCESS"
+    assert table.metrics == set(scalars) | {"progress/games"} and "eval/win_rate_vs_perfect" in table.metrics
+    assert values == pytest.approx(scalars | {"progress/games": 5})
+    assert load_checkpoint(run.final_path, format=FORMAT, game=run.game)["games"] == 5
 
 
-def test_hparam_values_are_what_the_tab_takes() -> None:
-    from boardgym.train.training_run import hparam_values
+def test_a_failed_run_is_an_unfinished_session_until_its_resume_finishes(tmp_path: Path, hparams_table) -> None:
+    with pytest.raises(RuntimeError), TrainingRun(toy(tmp_path), "toy", format=FORMAT, total=3) as run:
+        run.games, run.step = 4, 2
+        run.save({"weights": torch.zeros(1)})
+        raise RuntimeError("the loop broke")
+    assert hparams_table(tmp_path).rows["tictactoe/toy/toy"][2] == "STATUS_UNKNOWN"  # not finished
+    with TrainingRun(toy(tmp_path, resume=True), "toy", format=FORMAT, total=3) as resumed:
+        assert (resumed.step, resumed.games) == (2, 4)
+        resumed.log({"train/x": 1.0})
+        resumed.finish({"weights": torch.zeros(1)})
+    _, values, status = hparams_table(tmp_path).rows["tictactoe/toy/toy"]
+    assert values == {"train/x": 1.0, "progress/games": 4.0} and status == "STATUS_SUCCESS"
 
-    @dataclass(frozen=True)
-    class Wide(RunConfig):
-        layers: tuple[int, ...] = option((256, 256), "layers")
-        rate: float = option(0.5, "rate")
 
-    values = hparam_values(Wide(), {"method": "toy"})
-    assert values["layers"] == "256,256" and values["rate"] == 0.5 and values["run_name"] == ""
-    assert values["method"] == "toy" and values["progress"] == "true"
+def test_the_bar_is_off_where_stderr_is_not_a_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with TrainingRun(toy(tmp_path, progress=True), "toy", format=FORMAT, total=3) as run:
+        run.advance(3)
+        assert run.bar is None  # progress left on, stderr a capture: no bar in the log
+    assert capsys.readouterr().err == ""
+
+
+def test_ray_lost_under_a_run_says_how_to_resume_it(tmp_path: Path) -> None:
+    from boardgym.cluster import RayLost
+
+    with pytest.raises(RayLost) as caught, TrainingRun(toy(tmp_path), "toy", format=FORMAT, total=3) as run:
+        raise RayLost("Ray stopped under the run: a Ray node died (NodeDiedError)")
+    assert str(caught.value).endswith("(NodeDiedError); nothing was saved yet: start the same command again")
+    with (
+        pytest.raises(RayLost) as caught,
+        TrainingRun(toy(tmp_path, run_name="saved"), "toy", format=FORMAT, total=3) as run,
+    ):
+        run.save({"weights": torch.zeros(1)})
+        raise RayLost("Ray stopped under the run: a Ray node died (NodeDiedError)")
+    assert str(caught.value).endswith(
+        "(NodeDiedError); continue from the last checkpoint with the same command and --run-name saved --resume"
+    )

@@ -157,6 +157,7 @@ def train(config: Config) -> Path:
                     rng=rng,
                 )
             positions = played.positions if played is not None else []
+            run.games += played.games if played is not None else 0
             if labeller is not None and positions:
                 positions, stats = labeller.positions(positions)
                 log_labels(run, stats, "selfplay", step)
@@ -175,9 +176,9 @@ def train(config: Config) -> Path:
             }
             if played is not None:
                 scalars |= {
-                    "train/selfplay_games_per_s": played.games / seconds,
-                    "train/selfplay_positions_per_s": len(played.positions) / seconds,
-                    "train/network_batch": played.mean_batch,
+                    "perf/selfplay_games_per_s": played.games / seconds,
+                    "perf/selfplay_positions_per_s": len(played.positions) / seconds,
+                    "perf/network_batch": played.mean_batch,
                     "train/game_length": played.moves / max(played.games, 1),
                     "train/first_player_score": _first_player_score(played.outcomes),
                 }

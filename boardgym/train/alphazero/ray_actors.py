@@ -13,6 +13,8 @@ even fraction of them, and then plays on CUDA; otherwise on its CPU. An actor th
 process killed, its machine lost) is restarted by Ray (``max_restarts``), and the iteration
 asks it again for the games it owed, with the same seeds, so the iteration's positions are
 the same as without the loss. An actor whose restarts are used up is replaced by a new one.
+The first share asked again is said once, on stderr. A Ray system process that dies (the
+raylet, the GCS) is ``boardgym.cluster.RayLost``, one sentence; the run says how to resume.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import torch
 
 from boardgym.agents.alphazero.agent import resolve_device
 from boardgym.agents.alphazero.network import AlphaZeroNet
-from boardgym.cluster import connect_ray, gpu_share
+from boardgym.cluster import connect_ray, gpu_share, ray_system_errors, say_once
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.train.alphazero.config import Config
@@ -96,28 +98,42 @@ class RaySelfPlayPool:
         self.max_restarts = max_restarts
         self.reasked = 0
         """Shares asked again because their actor died, over the pool's life."""
+        self._said: set[str] = set()
         self.actors: list[Any] = []
         self.session = connect_ray(address, num_cpus=num_cpus)
         self.ray = self.session.ray
         try:
-            resources = self.session.resources()
-            cpus = resources.get("CPU", 0.0)
-            if cpus < actors:
-                raise BoardgymError(
-                    f"--actors {actors} needs {actors} CPUs, but the Ray cluster has {cpus:g}; ask for fewer actors "
-                    "or add machines (docs/cluster.md)"
-                )
-            self.gpu_share = gpu_share(resources.get("GPU", 0.0), actors, device)
-            actor_device = "cuda" if self.gpu_share > 0 else "cpu"
-            remote = self.ray.remote(actor_class).options(
-                num_cpus=1, num_gpus=self.gpu_share, max_restarts=max_restarts, max_task_retries=0
-            )
-            self._new_actor = lambda: remote.remote(game.name, game.params(), actor_device, amp)
-            self.actors = [self._new_actor() for _ in range(actors)]
-            self._wait_until_started(start_timeout)
+            with ray_system_errors(self.ray):
+                self._start(actors, game, device, amp, max_restarts, actor_class, start_timeout)
         except BaseException:
             self.close()
             raise
+
+    def _start(
+        self,
+        actors: int,
+        game: Game,
+        device: str,
+        amp: bool,
+        max_restarts: int,
+        actor_class: type[SelfPlayActor],
+        start_timeout: float,
+    ) -> None:
+        resources = self.session.resources()
+        cpus = resources.get("CPU", 0.0)
+        if cpus < actors:
+            raise BoardgymError(
+                f"--actors {actors} needs {actors} CPUs, but the Ray cluster has {cpus:g}; ask for fewer actors "
+                "or add machines (docs/cluster.md)"
+            )
+        self.gpu_share = gpu_share(resources.get("GPU", 0.0), actors, device)
+        actor_device = "cuda" if self.gpu_share > 0 else "cpu"
+        remote = self.ray.remote(actor_class).options(
+            num_cpus=1, num_gpus=self.gpu_share, max_restarts=max_restarts, max_task_retries=0
+        )
+        self._new_actor = lambda: remote.remote(game.name, game.params(), actor_device, amp)
+        self.actors = [self._new_actor() for _ in range(actors)]
+        self._wait_until_started(start_timeout)
 
     def _wait_until_started(self, timeout: float) -> None:
         started, waiting = self.ray.wait(
@@ -137,6 +153,12 @@ class RaySelfPlayPool:
     ) -> SelfPlayResult:
         """``num_games`` games split over the actors, ``parallel`` at a time in each; actor
         ``w`` draws its randomness from ``SeedSequence([*seed, w])``."""
+        with ray_system_errors(self.ray):
+            return self._play(network, num_games, parallel=parallel, settings=settings, seed=seed)
+
+    def _play(
+        self, network: AlphaZeroNet, num_games: int, *, parallel: int, settings: SelfPlaySettings, seed: tuple[int, ...]
+    ) -> SelfPlayResult:
         ray = self.ray
         started = time.perf_counter()
         weights = ray.put({k: v.detach().cpu() for k, v in network.state_dict().items()})
@@ -166,6 +188,12 @@ class RaySelfPlayPool:
                     ) from None
                 if failures[w] > self.max_restarts + 1:  # its restarts are used up: a new actor
                     self.actors[w] = self._new_actor()
+                say_once(
+                    self._said,
+                    "reask",
+                    f"self-play actor {w} died mid-iteration; Ray restarts it (or a new one takes its place) and it "
+                    "plays its games again with the same seeds, so the iteration's games are the same",
+                )
                 self.reasked += 1
                 calls[ask(w)] = w
         merged = merge_results([parts[w] for w in sorted(parts)])
@@ -180,7 +208,10 @@ class RaySelfPlayPool:
         """Stop the actors and leave Ray (stopping it if this pool started it)."""
         if self.ray.is_initialized():
             for actor in self.actors:
-                self.ray.kill(actor)
+                try:
+                    self.ray.kill(actor)
+                except self.ray.exceptions.RayError:  # Ray itself is gone: nothing left to stop
+                    break
         self.actors = []
         self.session.close()
 

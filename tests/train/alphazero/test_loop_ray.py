@@ -60,7 +60,7 @@ def test_a_ray_run_writes_the_files_and_tags_of_a_local_one_and_resumes(ray_loca
     names = sorted(p.name for p in on_ray.parent.iterdir() if not p.name.startswith("events."))
     assert names == sorted(p.name for p in local.parent.iterdir() if not p.name.startswith("events."))
     assert tags(on_ray.parent) == tags(local.parent)
-    assert "train/selfplay_positions_per_s" in tags(on_ray.parent)
+    assert "perf/selfplay_positions_per_s" in tags(on_ray.parent)
     settings = json.loads((on_ray.parent / "config.json").read_text())
     assert (settings["backend"], settings["actors"], settings["address"]) == ("ray", 2, None)
     assert set(load_checkpoint(on_ray)) == set(load_checkpoint(local))

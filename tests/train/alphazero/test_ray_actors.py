@@ -94,8 +94,8 @@ def test_actors_play_the_games_the_split_and_seeds_say(pool, network) -> None:
     assert pool.gpu_share == 0.0 and [w["device"] for w in pool.where()] == ["cpu", "cpu"]
 
 
-def test_an_actor_lost_mid_iteration_is_asked_again(pool, network) -> None:
-    before = pool.reasked
+def test_an_actor_lost_mid_iteration_is_asked_again(pool, network, capsys) -> None:
+    before, said = pool.reasked, bool(pool._said)
     (pool.folder / "armed").touch()
     try:
         played = pool.play(network, 4, parallel=2, settings=SETTINGS, seed=(5, 2))
@@ -104,16 +104,18 @@ def test_an_actor_lost_mid_iteration_is_asked_again(pool, network) -> None:
     assert (pool.folder / "died").exists()
     assert pool.reasked > before
     assert same_positions(played, expected(network, 4, 2, (5, 2)))  # nothing lost, nothing twice
+    assert capsys.readouterr().err.count("died mid-iteration") == (0 if said else 1)  # said, once
     again = pool.play(network, 4, parallel=2, settings=SETTINGS, seed=(5, 3))  # the restarted actor goes on
     assert same_positions(again, expected(network, 4, 2, (5, 3)))
 
 
-def test_an_actor_killed_for_good_is_replaced(pool, network, ray_with_a_gpu) -> None:
-    before = pool.reasked
+def test_an_actor_killed_for_good_is_replaced(pool, network, ray_with_a_gpu, capsys) -> None:
+    before, said = pool.reasked, bool(pool._said)
     lost = pool.actors[1]
     ray_with_a_gpu.kill(lost, no_restart=True)
     played = pool.play(network, 4, parallel=2, settings=SETTINGS, seed=(1, 1))
     assert pool.reasked > before and pool.actors[1] is not lost
+    assert capsys.readouterr().err.count("died mid-iteration") == (0 if said else 1)  # once in the pool's life
     assert same_positions(played, expected(network, 4, 2, (1, 1)))
 
 
