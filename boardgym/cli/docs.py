@@ -574,8 +574,14 @@ def _title(name: str) -> str:
 
 
 def readme_as_index(readme: str) -> str:
-    """The README as the site's landing page: links into ``docs/`` made relative to the site."""
-    return re.sub(r'(\]\(|src=")docs/', r"\1", readme)
+    """The README as the site's landing page: links into ``docs/`` made relative to the site,
+    and the link to ``CHANGELOG.md`` made one to the site's changelog page."""
+    return re.sub(r'(\]\(|src=")docs/', r"\1", readme).replace("](CHANGELOG.md)", "](changelog.md)")
+
+
+_REPOSITORY_ONLY = re.compile(r"^<!-- repository-only -->\n.*?^<!-- /repository-only -->\n?", re.S | re.M)
+"""A block of a page read in the repository only (on GitHub, where the generated sections are
+not there yet); the site drops it."""
 
 
 def expand_markers(markdown: str, page_path: str) -> str:
@@ -672,7 +678,7 @@ def _nav_pages(items: Any) -> Iterator[str]:
 
 def hook_on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     try:
-        return expand_markers(markdown, page.file.src_uri)
+        return expand_markers(_REPOSITORY_ONLY.sub("", markdown), page.file.src_uri)
     except BoardgymError as error:
         from mkdocs.exceptions import PluginError
 
