@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -114,7 +115,9 @@ def load_checkpoint(
             raise BoardgymError(
                 f"{name} is empty (0 bytes), cut off by an interrupted copy or a full disk; copy it again or retrain with `{retrain}`"
             )
-        payload = torch.load(path, map_location=map_location, weights_only=True)
+        with warnings.catch_warnings():  # torch warns of a foreign pickle's protocol before refusing it
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location=map_location, weights_only=True)
     except BoardgymError:
         raise
     except OSError as error:  # the file is fine, we may not read it (another user's, a lost mount)

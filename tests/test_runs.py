@@ -194,6 +194,26 @@ def test_every_unreadable_checkpoint_is_one_sentence(tmp_path: Path) -> None:
         assert str(path) in message, case
 
 
+class _Trap:
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (print, ("this pickle ran code",))
+
+
+def test_a_pickle_of_objects_is_refused_without_torch_warning_first(tmp_path: Path) -> None:
+    """A foreign pickle (protocol 4, an object that would run code) is one sentence on its own:
+    torch's warning about the protocol is not printed before it."""
+    import pickle
+    import warnings
+
+    path = tmp_path / "trap.pt"
+    path.write_bytes(pickle.dumps({"weights": _Trap()}, protocol=4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would fail here instead of the refusal
+        with pytest.raises(BoardgymError, match="cannot be read") as error:
+            load_checkpoint(path, format=FORMAT, game=make_game("tictactoe"), method="ppo")
+    one_sentence(error)
+
+
 def test_wrong_format_game_or_keys_are_one_sentence_with_the_way_to_retrain(tmp_path: Path) -> None:
     game = make_game("nim", heaps=(2, 3))
     path = save_checkpoint(tmp_path / "c.pt", {"weights": torch.ones(2)}, format=FORMAT, game=game)
