@@ -207,11 +207,12 @@ def test_a_pickle_of_objects_is_refused_without_torch_warning_first(tmp_path: Pa
 
     path = tmp_path / "trap.pt"
     path.write_bytes(pickle.dumps({"weights": _Trap()}, protocol=4))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a warning would fail here instead of the refusal
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
         with pytest.raises(BoardgymError, match="cannot be read") as error:
             load_checkpoint(path, format=FORMAT, game=make_game("tictactoe"), method="ppo")
     one_sentence(error)
+    assert [str(warning.message) for warning in shown] == []
 
 
 def test_wrong_format_game_or_keys_are_one_sentence_with_the_way_to_retrain(tmp_path: Path) -> None:
