@@ -1,6 +1,9 @@
 """The network as a tree-search leaf evaluator (the ``Evaluator`` protocol of
 ``boardgym.agents.leaf``), so the same search runs on random rollouts or on a network.
 
+``NetworkBatchEvaluator`` is the same network as the batched search's evaluator
+(``boardgym.agents.batched_search``): tensors in, tensors out, on the network's device.
+
 One ``evaluate`` call is one forward pass over the whole batch of leaves. Results are cached
 by state while the weights stay the same (``clear_cache`` after every training step): small
 games revisit the same positions many times within one round of self-play.
@@ -129,6 +132,35 @@ class NetworkEvaluator:
     @property
     def mean_batch(self) -> float:
         return self.positions / self.calls if self.calls else 0.0
+
+    def reset_stats(self) -> None:
+        self.calls = self.positions = 0
+
+
+class NetworkBatchEvaluator:
+    """An AlphaZero network as a ``BatchEvaluator``: one forward pass per call, in inference
+    mode, float16 autocast on CUDA when ``amp``. ``calls`` and ``positions`` count its work."""
+
+    def __init__(self, network: AlphaZeroNet, *, amp: bool = False) -> None:
+        self.network = network
+        self.device = next(network.parameters()).device
+        self.amp = amp and self.device.type == "cuda"
+        self.calls = 0
+        self.positions = 0
+
+    def __call__(self, planes: torch.Tensor, legal: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        network = self.network
+        was_training = network.training
+        if was_training:
+            network.eval()
+        self.calls += 1
+        self.positions += len(planes)
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.float16, enabled=self.amp):
+            logits, value = network(planes.to(self.device))
+            policy = masked_policy(logits, legal.to(self.device))
+        if was_training:
+            network.train()
+        return policy, value.float()
 
     def reset_stats(self) -> None:
         self.calls = self.positions = 0
