@@ -51,12 +51,14 @@ def play_batched_games(
     settings: SelfPlaySettings,
     rng: np.random.Generator,
     amp: bool = False,
+    timed: bool = False,
 ) -> SelfPlayResult:
     """Play ``num_games`` games of ``network`` against itself, ``parallel`` at a time, on the
-    network's device (see the module doc)."""
+    network's device (see the module doc). ``timed``: measure the time spent in the network
+    (``SelfPlayResult.network_seconds``; on CUDA every call then waits for its result)."""
     device = next(network.parameters()).device
     rules = rules_for(game, device)
-    evaluator = NetworkBatchEvaluator(network, amp=amp)
+    evaluator = NetworkBatchEvaluator(network, amp=amp, timed=timed)
     alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
     search = BatchedMCTS(
         rules,
@@ -121,6 +123,7 @@ def play_batched_games(
                     state = _take_rows(state, torch.tensor(keep, device=device))
     result.network_calls = evaluator.calls
     result.leaves = evaluator.positions
+    result.network_seconds = evaluator.seconds
     result.seconds = time.perf_counter() - started
     result.cpu_seconds = time.process_time() - cpu_started
     return result

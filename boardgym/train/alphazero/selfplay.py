@@ -97,6 +97,9 @@ class SelfPlayResult:
     of one core, whatever else the machine was running."""
     network_calls: int = 0
     leaves: int = 0
+    network_seconds: float = 0.0
+    """Wall time inside the network's calls, where it was timed (the batched search's
+    ``timed`` evaluator); 0 where not."""
     outcomes: list[tuple[float, ...]] = field(default_factory=list)
 
     @property

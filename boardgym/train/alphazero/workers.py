@@ -95,6 +95,7 @@ def merge_results(parts: list[SelfPlayResult]) -> SelfPlayResult:
         merged.moves += part.moves
         merged.network_calls += part.network_calls
         merged.leaves += part.leaves
+        merged.network_seconds += part.network_seconds
         merged.cpu_seconds += part.cpu_seconds
     return merged
 
