@@ -140,6 +140,9 @@ class BatchedMCTS:
         self._schedule = torch.tensor(
             [considered_visits(m, simulations) for m in range(self.considered + 1)], device=self.device
         ).to(dtype)
+        self.early_exit = self.device.type == "cpu"
+        """Whether a walk stops as soon as every game reached its leaf: a look at the batch,
+        cheap on a CPU, a wait on a GPU (which walks on, the finished games masked)."""
         self.evaluations = 0  # leaves sent to the evaluator, roots included
         self.calls = 0
 
@@ -166,6 +169,9 @@ class BatchedMCTS:
         player = torch.zeros(batch * nodes, dtype=torch.long, device=device)
         terminal = torch.zeros(batch * nodes, dtype=torch.bool, device=device)
         terminal_value = torch.zeros(batch * nodes, dtype=dtype, device=device)
+        depth_of = torch.zeros(batch * nodes, dtype=torch.long, device=device)
+        deepest = 0  # the deepest node of any tree: a walk makes at most deepest + 1 choices
+        early_exit = self.early_exit
 
         root_legal = rules.legal_mask(roots)
         root_priors, root_value = self._evaluate(roots, root_legal, None)
@@ -189,8 +195,7 @@ class BatchedMCTS:
             path: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
             leaf_parent, leaf_action = base.clone(), torch.zeros(batch, dtype=torch.long, device=device)
             new = torch.zeros(batch, dtype=torch.bool, device=device)
-            depth = 0
-            while True:  # one level of all B trees a step
+            for depth in range(deepest + 1):  # one level of all B trees a step
                 n, w, p = edge_n[node], edge_w[node], prior[node]
                 if depth == 0 and self.gumbel:
                     q = self._completed_q(n, w, p, root_value.to(dtype), root_legal)
@@ -212,8 +217,7 @@ class BatchedMCTS:
                 moved = active & (child >= 0)
                 node = torch.where(moved, child, node)
                 active = moved & ~terminal[node]
-                depth += 1
-                if not bool(active.any()):
+                if early_exit and not bool(active.any()):
                     break
             # the new leaves: one step of the rules from their parents, one evaluator call
             parents = _read(store, roots, leaf_parent)
@@ -232,6 +236,8 @@ class BatchedMCTS:
             player[index] = leaf_player
             terminal[index] = leaf_over
             terminal_value[index] = rules_value
+            depth_of[index] = depth_of[leaf_parent] + 1
+            deepest = max(deepest, int((depth_of[index] * new).max()))  # the one wait a simulation
             legal[index] = leaf_legal
             prior[index] = _normalised(priors.to(dtype), leaf_legal)
             slot = leaf_parent * actions + leaf_action

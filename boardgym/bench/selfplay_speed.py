@@ -41,9 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from boardgym.agents.alphazero.agent import resolve_device
+from boardgym.agents.alphazero.agent import load_network, resolve_device
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
+from boardgym.agents.alphazero.pretrained import pretrained_file
 from boardgym.config import Options as BaseOptions
 from boardgym.config import option, options_from_argv, seed_option
 from boardgym.game import Game
@@ -128,6 +129,9 @@ class Options(BaseOptions):
     device: str = option("cpu", "where the batched rows run: cpu, cuda or auto (the per-process rows: the CPU)")
     batch_games: int = option(0, "games in flight in the batched rows (0: --games-per-round)", minimum=0)
     gumbel_simulations: int = option(32, "simulations per move of the Gumbel row", minimum=1)
+    pretrained: bool = option(
+        False, "play with the network shipped for each game (alphazero:pretrained=true) instead of a random one"
+    )
     threads: int = option(Config.threads, "torch CPU threads of this process (the batched rows on a CPU)", minimum=1)
     seed: int = seed_option(0)
 
@@ -142,13 +146,16 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
     for name in args.games:
         game = make_game(name)
         torch.manual_seed(args.seed)
-        network = build_network(
-            game, blocks=args.blocks, channels=args.channels, value_hidden=Config.value_hidden
-        ).eval()
+        if args.pretrained:
+            network = load_network(pretrained_file(game), game)
+        else:
+            network = build_network(
+                game, blocks=args.blocks, channels=args.channels, value_hidden=Config.value_hidden
+            ).eval()
         settings = SelfPlaySettings.from_config(Config(simulations=args.simulations))  # the trainer's otherwise
         print(
             f"\n## {name}: {args.games_per_round} games a round, {args.simulations} simulations a move, "
-            f"network {args.blocks}x{args.channels}"
+            f"network {network.blocks}x{network.channels}{' (shipped)' if args.pretrained else ''}"
         )
         speeds, sample, rows = _selfplay_speeds(game, network, settings, args)
         print("  | source | positions/s | per CPU-second | network calls/s | mean batch | in the network | GPU busy |")

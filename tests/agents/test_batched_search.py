@@ -86,6 +86,8 @@ def test_same_visit_counts_as_mcts(name: str, params: dict[str, Any], simulation
             if visits:
                 assert result.q[row, action].item() == pytest.approx(mean, abs=1e-12)
     assert search.calls == simulations + 1  # the roots', then one a simulation
+    search.early_exit = False  # as on a GPU: every walk as deep as the deepest tree
+    assert torch.equal(search.search(rules.from_scalar_states(positions)).visits, result.visits)
 
 
 def test_terminal_leaves_take_the_rules_value() -> None:
