@@ -94,7 +94,11 @@ class BatchedMCTS:
     (None: no noise) and ``dirichlet_fraction``: AlphaZero's root noise (PUCT only);
     ``gumbel``: Gumbel AlphaZero's root, ``considered`` actions sampled (Gumbel-top-k),
     ``c_visit`` and ``c_scale`` the weights of the completed Q-values (the paper's 50 and 0.1);
-    ``dtype``: of the statistics (float64 reproduces ``MCTS`` to the bit).
+    ``dtype``: of the statistics (float64 reproduces ``MCTS`` to the bit); ``cache``: on a
+    CPU, remember the evaluations of this many positions (rounded up to a power of two; 0:
+    none) across simulations and searches, as ``NetworkEvaluator`` does for the tree search:
+    a table of tensors indexed by a 64-bit hash of each position's planes and legal moves,
+    a new position overwriting the one in its slot. Keep it while the evaluator is the same.
     """
 
     def __init__(
@@ -112,6 +116,7 @@ class BatchedMCTS:
         c_visit: float = 50.0,
         c_scale: float = 0.1,
         dtype: torch.dtype = torch.float32,
+        cache: int = 0,
     ) -> None:
         if simulations < 1:
             raise BoardgymError(f"batched search simulations={simulations} must be at least 1")
@@ -135,6 +140,18 @@ class BatchedMCTS:
         self.c_visit = c_visit
         self.c_scale = c_scale
         self.dtype = dtype
+        if cache < 0:
+            raise BoardgymError(f"batched search cache={cache} must be 0 (none) or a number of positions")
+        self._cache: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
+        self._weights: torch.Tensor | None = None
+        if cache and rules.device.type == "cpu":
+            size = 1 << max(0, cache - 1).bit_length()
+            self._cache = (
+                torch.zeros(size, dtype=torch.long),
+                torch.zeros((size, rules.num_actions), dtype=torch.float32),
+                torch.zeros(size, dtype=torch.float32),
+            )
+        self.cache_hits = 0
         self.device = rules.device
         # the halving schedule of every number of considered actions: [considered + 1, simulations]
         self._schedule = torch.tensor(
@@ -174,7 +191,8 @@ class BatchedMCTS:
         early_exit = self.early_exit
 
         root_legal = rules.legal_mask(roots)
-        root_priors, root_value = self._evaluate(roots, root_legal, None)
+        everyone = torch.ones(batch, dtype=torch.bool, device=device)
+        root_priors, root_value = self._evaluate(roots, root_legal, everyone)
         root_priors = _normalised(root_priors.to(dtype), root_legal)
         legal[base] = root_legal
         player[base] = roots.current_player
@@ -277,20 +295,65 @@ class BatchedMCTS:
         planes = self.rules.observation(state, state.current_player)
         self.calls += 1
         if which is not None and self.device.type == "cpu":
-            rows = which.nonzero().squeeze(1)
             priors = torch.zeros(legal.shape, dtype=torch.float32, device=self.device)
             values = torch.zeros(len(legal), dtype=torch.float32, device=self.device)
+            if self._cache is not None:
+                which, slots, keys = self._from_cache(planes, legal, which, priors, values)
+            rows = which.nonzero().squeeze(1)
             if len(rows):
+                copies = None
+                if self._cache is not None:  # a position twice in the call is evaluated once
+                    unique, copies = torch.unique(keys.index_select(0, rows), return_inverse=True)
+                    if len(unique) < len(rows):
+                        first = torch.full((len(unique),), len(rows), dtype=torch.long)
+                        first.scatter_reduce_(0, copies, torch.arange(len(rows)), "amin")
+                        rows = rows.index_select(0, first)
+                    else:
+                        copies = None
                 some_priors, some_values = self.evaluator(planes.index_select(0, rows), legal.index_select(0, rows))
-                priors[rows] = some_priors.float()
-                values[rows] = some_values.float()
+                some_priors, some_values = some_priors.float(), some_values.float()
+                self.evaluations += len(rows)
+                if self._cache is not None:
+                    kept_keys, kept_priors, kept_values = self._cache
+                    at = slots.index_select(0, rows)
+                    kept_keys[at] = keys.index_select(0, rows)
+                    kept_priors[at] = some_priors
+                    kept_values[at] = some_values
+                if copies is not None:  # back to every position of the call
+                    self.cache_hits += len(copies) - len(rows)
+                    rows = which.nonzero().squeeze(1)
+                    some_priors, some_values = some_priors.index_select(0, copies), some_values.index_select(0, copies)
+                priors[rows] = some_priors
+                values[rows] = some_values
             else:
                 self.calls -= 1
-            self.evaluations += len(rows)
             return priors, values
         self.evaluations += len(legal)
         priors, values = self.evaluator(planes, legal)
         return priors.float(), values.float()
+
+    def _from_cache(
+        self, planes: torch.Tensor, legal: torch.Tensor, which: torch.Tensor, priors: torch.Tensor, values: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Fill ``priors`` and ``values`` where the cache knows the position; returns the
+        positions of ``which`` still to evaluate, and every position's slot and key (for the
+        write-back)."""
+        assert self._cache is not None
+        kept_keys, kept_priors, kept_values = self._cache
+        flat = torch.cat((planes.flatten(1).view(torch.int32).long(), legal.long()), 1)
+        if self._weights is None or len(self._weights) != flat.shape[1]:
+            generator = torch.Generator().manual_seed(0x5EED)
+            self._weights = torch.randint(-(2**62), 2**62, (flat.shape[1],), generator=generator) | 1
+        keys = (flat * self._weights).sum(1) | 1  # wrapping 64-bit arithmetic; never 0 (an empty slot)
+        slots = (keys >> 32) & (len(kept_keys) - 1)  # high bits: the low ones of a float plane are zeros
+        hit = which & (kept_keys.index_select(0, slots) == keys)
+        if bool(hit.any()):
+            rows = hit.nonzero().squeeze(1)
+            at = slots.index_select(0, rows)
+            priors[rows] = kept_priors.index_select(0, at)
+            values[rows] = kept_values.index_select(0, at)
+            self.cache_hits += len(rows)
+        return which & ~hit, slots, keys
 
     def _noisy(self, priors: torch.Tensor, legal: torch.Tensor, rng: np.random.Generator | None) -> torch.Tensor:
         """``priors`` with ``Dir(alpha)`` over each root's legal moves mixed in (roots with one

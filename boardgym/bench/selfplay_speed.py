@@ -18,7 +18,8 @@ For each game, in one run and with one network and one set of search settings:
 - **the batched search** (``--search batched``: every game of the round as tensors on
   ``--device``, one network call per simulation for all of them), with PUCT at
   ``--simulations`` (``batched``) and with Gumbel's root at ``--gumbel-simulations``
-  (``gumbel``), ``--batch-games`` games in flight. Every row says its network calls per second,
+  (``gumbel``), ``--batch-games`` games in flight; and in two worker processes on the CPU,
+  each a batched search over its half of the games (``batched2``, ``--search batched --workers 2``). Every row says its network calls per second,
   their mean batch, the share of the wall time spent in the network (the rest is the search's
   bookkeeping, the rules and the records) and, on CUDA, the GPU's utilisation sampled from
   ``nvidia-smi`` while it played (n/a on a CPU).
@@ -56,7 +57,7 @@ from boardgym.train.alphazero.loop import _train_steps
 from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
 from boardgym.train.alphazero.workers import SelfPlayPool, SelfPlaySource
 
-SOURCES = ("local", "workers2", "ray1", "ray2", "batched", "gumbel")
+SOURCES = ("local", "workers2", "ray1", "ray2", "batched", "batched2", "gumbel")
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,7 @@ def _selfplay_speeds(
         "ray1": "ray --actors 1",
         "ray2": "ray --actors 2",
         "batched": f"batched --device {args.device} ({args.simulations} sims)",
+        "batched2": f"batched --workers 2 ({args.simulations} sims)",
         "gumbel": f"batched --gumbel --device {args.device} ({args.gumbel_simulations} sims)",
     }
     device = resolve_device(args.device, "--device")
@@ -219,6 +221,9 @@ def _selfplay_speeds(
                     with GpuSampler(device) as sampler:
                         played = _play_batched(source, game, batched_network, settings, args, seed)
                     busy = sampler.mean()
+                elif source == "batched2":
+                    batched = dataclasses.replace(settings, search="batched")
+                    played = _play(pool, game, network, batched, args.games_per_round, seed)
                 else:
                     played = _play(pool, game, network, settings, args.games_per_round, seed)
                 speed = len(played.positions) / max(played.seconds, 1e-9)
@@ -231,8 +236,8 @@ def _selfplay_speeds(
                         network_share=played.network_seconds / played.seconds if played.network_seconds else None,
                         gpu_busy=busy,
                     )
-                if source not in ("batched", "gumbel"):
-                    sample = played
+                if source not in ("batched", "batched2", "gumbel") or not sample.positions:
+                    sample = played  # the bytes of a position as the tree self-play sends it, where measured
     finally:
         for pool in reversed(pools.values()):  # the Ray pool that started Ray closes last
             if pool is not None:
@@ -292,7 +297,7 @@ class GpuSampler:
 
 
 def _source(source: str, game: Game, ray_cpus: int) -> SelfPlaySource | None:
-    if source == "workers2":
+    if source in ("workers2", "batched2"):
         return SelfPlayPool(2, game, "cpu", False)
     if source.startswith("ray"):
         from boardgym.train.alphazero.ray_actors import RaySelfPlayPool

@@ -90,6 +90,22 @@ def test_same_visit_counts_as_mcts(name: str, params: dict[str, Any], simulation
     assert torch.equal(search.search(rules.from_scalar_states(positions)).visits, result.visits)
 
 
+def test_the_cache_changes_nothing_but_the_evaluations() -> None:
+    game = make_game("connect_four")
+    rules = batched(game)
+    roots = rules.from_scalar_states([game.initial_state()] * 4 + random_positions(game, 4, 10, seed=2))
+    plain = BatchedMCTS(rules, fixed_evaluation, simulations=60, dtype=torch.float64)
+    cached = BatchedMCTS(rules, fixed_evaluation, simulations=60, dtype=torch.float64, cache=1000)
+    assert torch.equal(plain.search(roots).visits, cached.search(roots).visits)
+    # the four games at the start are one position: evaluated once a call
+    assert cached.cache_hits > 0 and cached.evaluations + cached.cache_hits == plain.evaluations
+    again = cached.evaluations
+    assert torch.equal(plain.search(roots).visits, cached.search(roots).visits)
+    assert cached.evaluations - again < plain.evaluations / 4  # the second search mostly remembers
+    with pytest.raises(BoardgymError, match="cache=-1"):
+        BatchedMCTS(rules, fixed_evaluation, simulations=4, cache=-1)
+
+
 def test_terminal_leaves_take_the_rules_value() -> None:
     """X to move can win at once: an evaluator that calls every position a loss for the mover
     cannot hide it, since the finished game is scored by the rules."""

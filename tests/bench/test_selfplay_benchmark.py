@@ -70,6 +70,12 @@ def test_batched_rows_beside_the_per_process_ones(capsys) -> None:
         assert row[7].strip() == "n/a"  # no GPU on the CPU
 
 
+def test_the_shipped_network_can_play_the_rows(capsys) -> None:
+    argv = ["--games", "connect_four", "--pretrained", "--sources", "batched", "--rounds", "1"]
+    assert main([*argv, "--games-per-round", "2", "--simulations", "2", "--train-steps", "1"]) == 0
+    assert "network 5x64 (shipped)" in capsys.readouterr().out
+
+
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(BoardgymError, match="--rounds 0 must be at least 1"):
         main(["--rounds", "0"])

@@ -109,7 +109,12 @@ class AlphaZeroAgent(BaseAgent):
         if search == "batched":
             rules = batched(game, device=next(network.parameters()).device)
             self.batched_search = BatchedMCTS(
-                rules, NetworkBatchEvaluator(network), simulations=max(1, simulations), c_puct=c_puct, gumbel=gumbel
+                rules,
+                NetworkBatchEvaluator(network),
+                simulations=max(1, simulations),
+                c_puct=c_puct,
+                gumbel=gumbel,
+                cache=50_000,
             )
 
     def act(self, game: Game, state: Any) -> Action:

@@ -10,7 +10,8 @@ and the policy target is the completed-Q policy instead of the visits. Each posi
 the scalar rules' state (read from the batch once a move), with its policy target and the final
 result for the player to move, so the replay buffer, its symmetries and the checkpoints are the
 same as the tree self-play's. Nothing of a search is kept for the next move (the tree self-play
-keeps the chosen subtree). A finished game's slot starts the next game; when no games are left
+keeps the chosen subtree); on a CPU the evaluations are cached for the iteration, as the tree
+self-play's are. A finished game's slot starts the next game; when no games are left
 to start, the batch shrinks.
 """
 
@@ -69,6 +70,7 @@ def play_batched_games(
         dirichlet_fraction=settings.dirichlet_fraction,
         gumbel=settings.gumbel,
         considered=settings.considered,
+        cache=CACHE if device.type == "cpu" else 0,
     )
     result = SelfPlayResult()
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -128,6 +130,10 @@ def play_batched_games(
     result.cpu_seconds = time.process_time() - cpu_started
     return result
 
+
+CACHE = 1 << 16
+"""Positions whose evaluations a CPU self-play iteration remembers (``BatchedMCTS(cache=)``):
+games that start alike reach the same positions, as the tree self-play's cache knows."""
 
 _RULES: dict[tuple[str, str, str], Any] = {}
 """The batched rules built in this process, by game, parameters and device (a game's tables

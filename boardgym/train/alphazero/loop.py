@@ -60,6 +60,8 @@ def train(config: Config) -> Path:
     """Run the training described by ``config``; returns the final checkpoint's path."""
     _check(config)
     workers = resolve_workers(config.workers)
+    if config.search == "batched" and str(config.workers).strip().lower() == "auto":
+        workers = 1  # one process drives every game on --device; --workers N asks for N batched processes
     device = resolve_device(config.device, "--device")
     amp = config.amp and device.type == "cuda"
     run = TrainingRun(
@@ -69,10 +71,7 @@ def train(config: Config) -> Path:
         total=config.iterations,
         unit="it",
         resume_keys=RESUME_KEYS,
-        notes={
-            "device": str(device),
-            "workers_used": 1 if config.search == "batched" and config.backend != "ray" else workers,
-        },
+        notes={"device": str(device), "workers_used": workers},
     )
     game = run.game
     if game.num_players != 2:
@@ -251,8 +250,6 @@ def _selfplay_pool(config: Config, workers: int, game: Game) -> SelfPlaySource |
             address=config.address,
             num_cpus=max(config.actors, os.cpu_count() or 1),
         )
-    if config.search == "batched":  # one process drives every game on --device
-        return None
     if workers > 1:
         worker_device = resolve_worker_device(config.worker_device)
         return SelfPlayPool(workers, game, str(worker_device), config.amp and worker_device.type == "cuda")

@@ -99,6 +99,18 @@ def test_train_with_batched_search_writes_a_run_and_resumes(in_tmp: Path) -> Non
     assert load_checkpoint(second)["step"] == 2
 
 
+def test_batched_search_in_worker_processes(in_tmp: Path) -> None:
+    """--workers auto is one process with --search batched; --workers 2 splits the games over
+    two processes, each a batched search."""
+    import json
+
+    one = train(Config(**{**TINY, "workers": "auto", "run_name": "auto", "eval_every": 0}))
+    assert json.loads((one.parent / "config.json").read_text())["workers_used"] == 1
+    two = train(Config(**{**TINY, "workers": 2, "run_name": "two", "eval_every": 0}))
+    assert json.loads((two.parent / "config.json").read_text())["workers_used"] == 2
+    assert load_checkpoint(two)["step"] == 1
+
+
 def test_command_line_takes_search_and_gumbel(in_tmp: Path) -> None:
     argv = ["--run-name", "cli", "--search", "batched", "--gumbel", "--considered", "4"]
     for key, value in TINY.items():
@@ -133,3 +145,14 @@ def test_agent_searches_batched_as_the_tree_does() -> None:
         state = game.apply(state, chosen)
     with pytest.raises(BoardgymError, match="search="):
         AlphaZeroAgent(game, network=network, search="fast")
+
+
+@pytest.mark.slow
+def test_batched_gumbel_selfplay_plays_tictactoe_perfectly(in_tmp: Path) -> None:
+    """Acceptance: the defaults with --search batched --gumbel --simulations 16 lose no game
+    against `perfect` in 200 games, 100 from each seat."""
+    path = train(Config(run_name="perfect", device="cpu", eval_every=0, search="batched", gumbel=True, simulations=16))
+    game = make_game("tictactoe")
+    agent = AlphaZeroAgent(game, checkpoint=path, seed=0)
+    summary = play_games(game, agent, "perfect", 200, seed=1)
+    assert summary.losses == 0, str(summary)
