@@ -160,7 +160,7 @@ def test_gumbel_root_picks_a_best_move_with_a_perfect_oracle() -> None:
     positions = sorted(s for s in values if not game.is_terminal(s))
     roots = rules.from_scalar_states(positions)
     # Below the root the search is PUCT and backs up means: with few visits a losing move whose
-    # refutation is not found yet can look better than a draw (16 of the 4,520 positions miss
+    # refutation is not found yet can look better than a draw (18 of the 4,520 positions miss
     # at 16 simulations); from 128 simulations every root plays a best move.
     result = BatchedMCTS(rules, oracle, simulations=128, gumbel=True).search(roots, gumbel_noise=False)
     for state, action in zip(positions, result.action.tolist(), strict=True):
