@@ -15,31 +15,49 @@ For each game, in one run and with one network and one set of search settings:
   core but one), with a GPU learner assumed to train ``--gpu-samples-per-s`` samples per second
   (an assumption, not a measurement: no GPU here) and ``--gbit`` Gbit/s at the learner.
 
-    boardgym bench selfplay [--games tictactoe connect_four] [--rounds 3] [--sources local workers2 ray1 ray2]
+- **the batched search** (``--search batched``: every game of the round as tensors on
+  ``--device``, one network call per simulation for all of them), with PUCT at
+  ``--simulations`` (``batched``) and with Gumbel's root at ``--gumbel-simulations``
+  (``gumbel``), ``--batch-games`` games in flight; and in two worker processes on the CPU,
+  each a batched search over its half of the games (``batched2``, ``--search batched --workers 2``). Every row says its network calls per second,
+  their mean batch, the share of the wall time spent in the network (the rest is the search's
+  bookkeeping, the rules and the records) and, on CUDA, the GPU's utilisation sampled from
+  ``nvidia-smi`` while it played (n/a on a CPU).
+
+    boardgym bench selfplay [--games tictactoe connect_four] [--rounds 3]
+        [--sources local workers2 ray1 ray2 batched gumbel] [--device cuda --batch-games 4096]
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import pickle
+import shutil
+import subprocess
+import threading
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from boardgym.agents.alphazero.agent import load_network, resolve_device
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
+from boardgym.agents.alphazero.pretrained import pretrained_file
 from boardgym.config import Options as BaseOptions
 from boardgym.config import option, options_from_argv, seed_option
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.train.alphazero import Config
+from boardgym.train.alphazero.batched_selfplay import play_batched_games
 from boardgym.train.alphazero.buffer import ReplayBuffer
 from boardgym.train.alphazero.loop import _train_steps
 from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
 from boardgym.train.alphazero.workers import SelfPlayPool, SelfPlaySource
 
-SOURCES = ("local", "workers2", "ray1", "ray2")
+SOURCES = ("local", "workers2", "ray1", "ray2", "batched", "batched2", "gumbel")
 
 
 @dataclass(frozen=True)
@@ -109,6 +127,13 @@ class Options(BaseOptions):
     gpu_samples_per_s: float = option(
         40_000.0, "assumed training samples/s of a GPU learner (not measured here; see docs/cluster.md)", above=0
     )
+    device: str = option("cpu", "where the batched rows run: cpu, cuda or auto (the per-process rows: the CPU)")
+    batch_games: int = option(0, "games in flight in the batched rows (0: --games-per-round)", minimum=0)
+    gumbel_simulations: int = option(32, "simulations per move of the Gumbel row", minimum=1)
+    pretrained: bool = option(
+        False, "play with the network shipped for each game (alphazero:pretrained=true) instead of a random one"
+    )
+    threads: int = option(Config.threads, "torch CPU threads of this process (the batched rows on a CPU)", minimum=1)
     seed: int = seed_option(0)
 
     def check(self) -> None:
@@ -118,30 +143,53 @@ class Options(BaseOptions):
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -> int:
     args = options_from_argv(Options, argv, prog)
-    torch.set_num_threads(Config.threads)  # the trainer's default --threads
+    torch.set_num_threads(args.threads)  # the trainer's default --threads unless told
     for name in args.games:
         game = make_game(name)
         torch.manual_seed(args.seed)
-        network = build_network(
-            game, blocks=args.blocks, channels=args.channels, value_hidden=Config.value_hidden
-        ).eval()
+        if args.pretrained:
+            network = load_network(pretrained_file(game), game)
+        else:
+            network = build_network(
+                game, blocks=args.blocks, channels=args.channels, value_hidden=Config.value_hidden
+            ).eval()
         settings = SelfPlaySettings.from_config(Config(simulations=args.simulations))  # the trainer's otherwise
         print(
             f"\n## {name}: {args.games_per_round} games a round, {args.simulations} simulations a move, "
-            f"network {args.blocks}x{args.channels}"
+            f"network {network.blocks}x{network.channels}{' (shipped)' if args.pretrained else ''}"
         )
-        speeds, sample = _selfplay_speeds(game, network, settings, args)
+        speeds, sample, rows = _selfplay_speeds(game, network, settings, args)
+        print("  | source | positions/s | per CPU-second | network calls/s | mean batch | in the network | GPU busy |")
+        print("  |---|---:|---:|---:|---:|---:|---:|")
         for source, (speed, per_cpu) in speeds.items():
-            print(f"  {source:<26} {speed:10.0f} positions/s  ({per_cpu:,.0f} per CPU-second of the players)")
+            row = rows[source]
+            share = f"{row.network_share:.0%}" if row.network_share is not None else "n/a"
+            busy = f"{row.gpu_busy:.0%}" if row.gpu_busy is not None else "n/a"
+            print(
+                f"  | {source} | {speed:,.0f} | {per_cpu:,.0f} | {row.calls_per_s:,.0f} | {row.mean_batch:,.1f} | "
+                f"{share} | {busy} |"
+            )
         inputs = _cost_inputs(game, network, sample, speeds, args)
         _print_model(inputs, args)
     return 0
 
 
 # -- measuring -----------------------------------------------------------------------------------
+@dataclass
+class RowDetails:
+    """What a row says besides its speed, from its fastest round."""
+
+    calls_per_s: float = 0.0
+    mean_batch: float = 0.0
+    network_share: float | None = None
+    """Share of the round's wall time inside the network (None where it was not timed)."""
+    gpu_busy: float | None = None
+    """Mean GPU utilisation over the round (None: no GPU used, or none readable)."""
+
+
 def _selfplay_speeds(
     game: Game, network: AlphaZeroNet, settings: SelfPlaySettings, args: Options
-) -> tuple[dict[str, tuple[float, float]], SelfPlayResult]:
+) -> tuple[dict[str, tuple[float, float]], SelfPlayResult, dict[str, RowDetails]]:
     """Best positions per second and per CPU-second of each source over alternating rounds (a
     burst of load elsewhere on the machine then lands on every source alike), and one round's
     result (for the bytes)."""
@@ -150,31 +198,106 @@ def _selfplay_speeds(
         "workers2": "local --workers 2",
         "ray1": "ray --actors 1",
         "ray2": "ray --actors 2",
+        "batched": f"batched --device {args.device} ({args.simulations} sims)",
+        "batched2": f"batched --workers 2 ({args.simulations} sims)",
+        "gumbel": f"batched --gumbel --device {args.device} ({args.gumbel_simulations} sims)",
     }
+    device = resolve_device(args.device, "--device")
+    batched_network = copy.deepcopy(network).to(device).eval()
     ray_cpus = sum(int(source[3:]) for source in args.sources if source.startswith("ray"))
     pools: dict[str, SelfPlaySource | None] = {}
     best = dict.fromkeys(args.sources, 0.0)
     per_cpu = dict.fromkeys(args.sources, 0.0)
+    details = {source: RowDetails() for source in args.sources}
     sample = SelfPlayResult()
     try:
         for source in args.sources:
             pools[source] = _source(source, game, ray_cpus)
         for round_ in range(args.rounds + 1):  # round 0 warms up
             for source, pool in pools.items():
-                played = _play(pool, game, network, settings, args.games_per_round, (args.seed, round_))
-                if round_ > 0:
-                    best[source] = max(best[source], len(played.positions) / max(played.seconds, 1e-9))
+                seed = (args.seed, round_)
+                busy: float | None = None
+                if source in ("batched", "gumbel"):
+                    with GpuSampler(device) as sampler:
+                        played = _play_batched(source, game, batched_network, settings, args, seed)
+                    busy = sampler.mean()
+                elif source == "batched2":
+                    batched = dataclasses.replace(settings, search="batched")
+                    played = _play(pool, game, network, batched, args.games_per_round, seed)
+                else:
+                    played = _play(pool, game, network, settings, args.games_per_round, seed)
+                speed = len(played.positions) / max(played.seconds, 1e-9)
+                if round_ > 0 and speed > best[source]:
+                    best[source] = speed
                     per_cpu[source] = max(per_cpu[source], len(played.positions) / max(played.cpu_seconds, 1e-9))
-                sample = played
+                    details[source] = RowDetails(
+                        calls_per_s=played.network_calls / max(played.seconds, 1e-9),
+                        mean_batch=played.mean_batch,
+                        network_share=played.network_seconds / played.seconds if played.network_seconds else None,
+                        gpu_busy=busy,
+                    )
+                if source not in ("batched", "batched2", "gumbel") or not sample.positions:
+                    sample = played  # the bytes of a position as the tree self-play sends it, where measured
     finally:
         for pool in reversed(pools.values()):  # the Ray pool that started Ray closes last
             if pool is not None:
                 pool.close()
-    return {labels[source]: (best[source], per_cpu[source]) for source in best}, sample
+    speeds = {labels[source]: (best[source], per_cpu[source]) for source in best}
+    return speeds, sample, {labels[source]: details[source] for source in best}
+
+
+def _play_batched(
+    source: str, game: Game, network: AlphaZeroNet, settings: SelfPlaySettings, args: Options, seed: tuple[int, ...]
+) -> SelfPlayResult:
+    """One round of the batched search, timed: PUCT (``batched``) or Gumbel's root (``gumbel``)."""
+    if source == "gumbel":
+        settings = dataclasses.replace(settings, search="batched", gumbel=True, simulations=args.gumbel_simulations)
+    else:
+        settings = dataclasses.replace(settings, search="batched")
+    rng = np.random.default_rng(np.random.SeedSequence(list(seed)))
+    games = args.games_per_round
+    parallel = args.batch_games or games
+    amp = next(network.parameters()).device.type == "cuda"
+    return play_batched_games(game, network, games, parallel=parallel, settings=settings, rng=rng, amp=amp, timed=True)
+
+
+class GpuSampler:
+    """The GPU's utilisation (percent busy) read from ``nvidia-smi`` every 0.2 s in a thread
+    while the block runs; ``mean()`` is None on a CPU or where ``nvidia-smi`` cannot be read."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> GpuSampler:
+        if self.device.type == "cuda" and shutil.which("nvidia-smi"):
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        index = str(self.device.index or 0)
+        query = ["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits", "-i", index]
+        while not self._stop.wait(0.2):
+            try:
+                out = subprocess.run(query, capture_output=True, text=True, timeout=5, check=True).stdout
+                self.samples.append(float(out.strip().splitlines()[0]) / 100)
+            except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+                return
+
+    def mean(self) -> float | None:
+        return sum(self.samples) / len(self.samples) if self.samples else None
 
 
 def _source(source: str, game: Game, ray_cpus: int) -> SelfPlaySource | None:
-    if source == "workers2":
+    if source in ("workers2", "batched2"):
         return SelfPlayPool(2, game, "cpu", False)
     if source.startswith("ray"):
         from boardgym.train.alphazero.ray_actors import RaySelfPlayPool
@@ -195,7 +318,9 @@ def _play(
         return pool.play(network, games, parallel=games, settings=settings, seed=seed)
     evaluator = NetworkEvaluator(network)
     rng = np.random.default_rng(np.random.SeedSequence(list(seed)))
-    return play_selfplay_games(game, evaluator, games, parallel=games, settings=settings, rng=rng)
+    played = play_selfplay_games(game, evaluator, games, parallel=games, settings=settings, rng=rng)
+    played.network_seconds = evaluator.seconds
+    return played
 
 
 def _cost_inputs(

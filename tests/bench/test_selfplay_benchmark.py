@@ -47,11 +47,33 @@ def test_a_tiny_run_prints_speeds_bytes_and_the_prediction(capsys) -> None:
         "samples/s",
         "one learner feeds",
         "one actor (one core)",
-        "per CPU-second of the players",
+        "per CPU-second",
         "| 64 |",
     ):
         assert text in out
     assert "112 bytes (18 plane values, 9 policy, 1 value)" in out  # tic-tac-toe: 2 planes of 3x3, float32
+
+
+def test_batched_rows_beside_the_per_process_ones(capsys) -> None:
+    argv = ["--games", "connect_four", "--sources", "local", "batched", "gumbel", "--rounds", "1"]
+    argv += ["--games-per-round", "2", "--simulations", "3", "--gumbel-simulations", "4", "--train-steps", "1"]
+    assert main([*argv, "--blocks", "1", "--channels", "4"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("  | ")}
+    assert "local --workers 1" in rows
+    batched = rows["batched --device cpu (3 sims)"].split("|")
+    gumbel = rows["batched --gumbel --device cpu (4 sims)"].split("|")
+    for row in (batched, gumbel):
+        assert float(row[2].replace(",", "")) > 0  # positions/s
+        assert float(row[5]) <= 2  # mean batch: at most the games in flight
+        assert row[6].strip().endswith("%")  # time in the network
+        assert row[7].strip() == "n/a"  # no GPU on the CPU
+
+
+def test_the_shipped_network_can_play_the_rows(capsys) -> None:
+    argv = ["--games", "connect_four", "--pretrained", "--sources", "batched", "--rounds", "1"]
+    assert main([*argv, "--games-per-round", "2", "--simulations", "2", "--train-steps", "1"]) == 0
+    assert "network 5x64 (shipped)" in capsys.readouterr().out
 
 
 def test_bad_settings_are_refused() -> None:

@@ -11,6 +11,7 @@ alone (the legal move of highest prior).
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,12 @@ import numpy as np
 import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet
-from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
+from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator, NetworkEvaluator
 from boardgym.agents.alphazero.pretrained import pretrained_file, to_float32
 from boardgym.agents.base import BaseAgent
+from boardgym.agents.batched_search import BatchedMCTS
 from boardgym.agents.mcts import MCTS
+from boardgym.batch import batched
 from boardgym.checkpoints import check_finite, checkpoint_content, load_checkpoint, save_checkpoint
 from boardgym.game import Game
 from boardgym.types import Action, BoardgymError
@@ -44,7 +47,11 @@ class AlphaZeroAgent(BaseAgent):
     (true: average the network over the board's symmetries at every leaf, e.g. Connect Four's
     mirror, in one call over all the images: a steadier estimate, for a batch as many times
     larger as the board has symmetries (2 on Connect Four and Hex, 8 on tic-tac-toe and
-    Quixo); false, the default: the position alone, as self-play evaluates it).
+    Quixo); false, the default: the position alone, as self-play evaluates it), ``search``
+    (``tree``, the default: ``MCTS``; ``batched``: the tensor search of
+    ``boardgym.agents.batched_search`` over the game's batched rules on ``device``, nothing
+    reused between moves, no cache), ``gumbel`` (with ``search=batched``: Gumbel AlphaZero's
+    root, its deterministic choice: sequential halving without the Gumbel sample).
     """
 
     def __init__(
@@ -63,6 +70,8 @@ class AlphaZeroAgent(BaseAgent):
         device: str = "cpu",
         threads: int = 1,
         symmetries: bool = False,
+        search: str = "tree",
+        gumbel: bool = False,
         network: AlphaZeroNet | None = None,
     ) -> None:
         super().__init__(game, seed=seed)
@@ -74,6 +83,10 @@ class AlphaZeroAgent(BaseAgent):
             raise BoardgymError(f"alphazero temperature={temperature} must be a finite number, 0 or more")
         if temperature_moves < 0:
             raise BoardgymError(f"alphazero temperature_moves={temperature_moves} must be 0 or more")
+        if search not in ("tree", "batched"):
+            raise BoardgymError(f"alphazero search={search!r} must be tree or batched")
+        if gumbel and search != "batched":
+            raise BoardgymError("alphazero gumbel=true is a root of the batched search; add search=batched")
         if pretrained and (checkpoint is not None or network is not None):
             raise BoardgymError("alphazero takes either pretrained=true or checkpoint=PATH, not both; drop one of them")
         if pretrained:
@@ -92,6 +105,17 @@ class AlphaZeroAgent(BaseAgent):
         self.tree = MCTS(
             game, self.evaluator, simulations=max(1, simulations), c_puct=c_puct, batch_size=batch, rng=self.rng
         )
+        self.batched_search: BatchedMCTS | None = None
+        if search == "batched":
+            rules = batched(game, device=next(network.parameters()).device)
+            self.batched_search = BatchedMCTS(
+                rules,
+                NetworkBatchEvaluator(network),
+                simulations=max(1, simulations),
+                c_puct=c_puct,
+                gumbel=gumbel,
+                cache=50_000,
+            )
 
     def act(self, game: Game, state: Any) -> Action:
         if self.simulations == 0:
@@ -99,6 +123,8 @@ class AlphaZeroAgent(BaseAgent):
             legal = game.legal_actions(state)
             self.last_info = {"policy": {int(a): float(priors[0][a]) for a in legal}, "value": float(values[0])}
             return int(np.argmax(priors[0]))
+        if self.batched_search is not None:
+            return self._act_batched(state)
         if not self.reuse:
             self.tree.reset()
         root = self.tree.search(state)
@@ -107,6 +133,28 @@ class AlphaZeroAgent(BaseAgent):
         self.last_info = self.tree.summary(root)
         self.moves_played += 1
         self.tree.advance(action)
+        return action
+
+    def _act_batched(self, state: Any) -> Action:
+        """One move of the batched search (a batch of one position)."""
+        search = self.batched_search
+        assert search is not None
+        started = time.perf_counter()
+        found = search.search(search.rules.from_scalar_states([state]), self.rng, gumbel_noise=False)
+        sampling = self.temperature_moves == 0 or self.moves_played < self.temperature_moves
+        if sampling and self.temperature > 0 and not search.gumbel:
+            weights = found.visits[0].double().cpu().numpy() ** (1.0 / self.temperature)
+            action = int(self.rng.choice(len(weights), p=weights / weights.sum()))
+        else:
+            action = int(found.action[0])
+        visits = found.visits[0].cpu().tolist()
+        self.last_info = {
+            "visits": {a: int(n) for a, n in enumerate(visits) if n > 0},
+            "value": float(found.value[0]),
+            "simulations": search.simulations,
+            "seconds": time.perf_counter() - started,
+        }
+        self.moves_played += 1
         return action
 
     def reset(self, seed: int | None = None) -> None:

@@ -1,6 +1,9 @@
 """The network as a tree-search leaf evaluator (the ``Evaluator`` protocol of
 ``boardgym.agents.leaf``), so the same search runs on random rollouts or on a network.
 
+``NetworkBatchEvaluator`` is the same network as the batched search's evaluator
+(``boardgym.agents.batched_search``): tensors in, tensors out, on the network's device.
+
 One ``evaluate`` call is one forward pass over the whole batch of leaves. Results are cached
 by state while the weights stay the same (``clear_cache`` after every training step): small
 games revisit the same positions many times within one round of self-play.
@@ -8,6 +11,7 @@ games revisit the same positions many times within one round of self-play.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,6 +50,7 @@ class NetworkEvaluator:
         self._cache: dict[Any, tuple[np.ndarray, float]] = {}
         self.calls = 0
         self.positions = 0  # evaluated by the network, cache hits excluded
+        self.seconds = 0.0  # wall time in the network calls (the results are copied back: no wait missed)
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         priors = np.empty((len(states), game.num_actions), dtype=np.float32)
@@ -82,7 +87,10 @@ class NetworkEvaluator:
             return self._averaged(game, states)
         planes = np.stack([game.observation(s, game.current_player(s)) for s in states])
         legal = np.stack([game.legal_mask(s) for s in states])
-        return self._call(planes, legal)
+        started = time.perf_counter()
+        found = self._call(planes, legal)
+        self.seconds += time.perf_counter() - started
+        return found
 
     def _averaged(self, game: Any, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """``forward`` over every image of each state, priors mapped back and averaged."""
@@ -129,6 +137,44 @@ class NetworkEvaluator:
     @property
     def mean_batch(self) -> float:
         return self.positions / self.calls if self.calls else 0.0
+
+    def reset_stats(self) -> None:
+        self.calls = self.positions = 0
+
+
+class NetworkBatchEvaluator:
+    """An AlphaZero network as a ``BatchEvaluator``: one forward pass per call, in inference
+    mode, float16 autocast on CUDA when ``amp``. ``calls`` and ``positions`` count its work;
+    with ``timed``, ``seconds`` adds up the wall time of the calls (on CUDA each call then
+    waits for its result: for profiles, not for speed)."""
+
+    def __init__(self, network: AlphaZeroNet, *, amp: bool = False, timed: bool = False) -> None:
+        self.network = network
+        self.device = next(network.parameters()).device
+        self.amp = amp and self.device.type == "cuda"
+        self.timed = timed
+        self.calls = 0
+        self.positions = 0
+        self.seconds = 0.0
+
+    def __call__(self, planes: torch.Tensor, legal: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        network = self.network
+        was_training = network.training
+        if was_training:
+            network.eval()
+        self.calls += 1
+        self.positions += len(planes)
+        started = time.perf_counter() if self.timed else 0.0
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.float16, enabled=self.amp):
+            logits, value = network(planes.to(self.device))
+            policy = masked_policy(logits, legal.to(self.device))
+        if self.timed:
+            if self.device.type == "cuda":
+                torch.cuda.synchronize(self.device)
+            self.seconds += time.perf_counter() - started
+        if was_training:
+            network.train()
+        return policy, value.float()
 
     def reset_stats(self) -> None:
         self.calls = self.positions = 0

@@ -16,11 +16,13 @@ import torch
 from boardgym.agents.alphazero.agent import resolve_device
 from boardgym.cluster import check_address
 from boardgym.config import option
+from boardgym.games import GAMES
 from boardgym.train.training_run import RunConfig
 from boardgym.types import BoardgymError
 
 METHOD = "alphazero"
 LR_SCHEDULES = ("constant", "cosine")
+SEARCHES = ("tree", "batched")
 SELFPLAY_BACKENDS: dict[str, str] = {
     "local": "self-play in this process, or in --workers processes",
     "ray": "self-play in --actors Ray actors, here or on the cluster at --address (pip install 'boardgym[ray]')",
@@ -70,6 +72,18 @@ class Config(RunConfig):
     games_per_iteration: int = option(64, "self-play games per iteration", minimum=0)
     parallel_games: int = option(64, "self-play games played at once (their leaves share each network call)", minimum=1)
     simulations: int = option(48, "PUCT simulations per self-play move", minimum=1)
+    search: str = option(
+        "tree",
+        "self-play search: tree (a Python MCTS tree per game, its network calls cached; best on CPUs) or batched "
+        "(every game as tensors on --device, one network call per simulation for all: for GPUs; games with batched "
+        "rules only; --workers auto is then 1 process, --workers N splits the games over N batched processes on "
+        "--worker-device)",
+        choices=SEARCHES,
+    )
+    gumbel: bool = option(
+        False, "with --search batched: Gumbel AlphaZero's root (sequential halving; good from 16-32 simulations)"
+    )
+    considered: int = option(16, "with --gumbel: root actions sampled (Gumbel-top-k)", minimum=1)
     leaves_per_game: int = option(1, "leaves per game per network call (virtual loss when > 1)", minimum=1)
     c_puct: float = option(1.5, "PUCT exploration constant", minimum=0)
     dirichlet_alpha: float = option(
@@ -160,6 +174,8 @@ class Config(RunConfig):
                 f"--solved-plies {self.solved_plies!r} does nothing without --solved-positions N; add the number of "
                 "solved positions to put in the buffer, or drop --solved-plies"
             )
+        if self.gumbel and self.search != "batched":
+            raise BoardgymError("--gumbel is a root of the batched search; add --search batched, or drop --gumbel")
         if self.backend == "ray":
             check_address(self.address)
         elif self.address is not None:
@@ -218,6 +234,14 @@ def _check(config: Config) -> None:
     (``Config.check``): the devices of this machine and the files it names."""
     if resolve_workers(config.workers) > 1 and config.backend != "ray":
         resolve_worker_device(config.worker_device)
+    if config.search == "batched":
+        entry = GAMES.get(config.game)
+        if entry is None or not entry.batched:
+            have = ", ".join(name for name, known in GAMES.items() if known.batched)
+            raise BoardgymError(
+                f"--search batched needs a game with batched rules; {config.game} has none (games with them: {have}); "
+                "use --search tree"
+            )
     if config.replay is not None and not Path(config.replay).is_file():
         raise BoardgymError(
             f"--replay {config.replay!r} is not a file; pass a replay file of an alphazero run (runs/GAME/alphazero/"

@@ -1,7 +1,8 @@
 """The AlphaZero training loop: ``train(config)`` and ``main(argv)`` (``boardgym train alphazero``).
 
 Each iteration: ``games_per_iteration`` self-play games (``selfplay``, or in worker processes,
-``workers``, or Ray actors, ``ray_actors``); their positions, with the game's symmetries, into
+``workers``, or Ray actors, ``ray_actors``; with ``--search batched`` all of them as tensors on
+``--device`` in this process, ``batched_selfplay``, or in one batched search per Ray actor); their positions, with the game's symmetries, into
 the replay buffer (``buffer``); ``train_steps`` minibatches of policy cross-entropy + value
 squared error at the rates of ``scheduled_rates``; every ``eval_every`` iterations a
 measurement against fixed opponents and against the network of the previous measurement (an
@@ -26,6 +27,7 @@ from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, maske
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
 from boardgym.game import Game
+from boardgym.train.alphazero.batched_selfplay import play_batched_games
 from boardgym.train.alphazero.buffer import ReplayBuffer
 from boardgym.train.alphazero.checkpoints import (
     RESUME_KEYS,
@@ -58,6 +60,8 @@ def train(config: Config) -> Path:
     """Run the training described by ``config``; returns the final checkpoint's path."""
     _check(config)
     workers = resolve_workers(config.workers)
+    if config.search == "batched" and str(config.workers).strip().lower() == "auto":
+        workers = 1  # one process drives every game on --device; --workers N asks for N batched processes
     device = resolve_device(config.device, "--device")
     amp = config.amp and device.type == "cuda"
     run = TrainingRun(
@@ -146,6 +150,16 @@ def train(config: Config) -> Path:
                     parallel=config.parallel_games,
                     settings=settings,
                     seed=(config.seed, step),
+                )
+            elif settings.search == "batched":
+                played = play_batched_games(
+                    game,
+                    network,
+                    config.games_per_iteration,
+                    parallel=config.parallel_games,
+                    settings=settings,
+                    rng=rng,
+                    amp=amp,
                 )
             else:
                 played = play_selfplay_games(

@@ -56,6 +56,13 @@ class SelfPlaySettings:
     leaves_per_game: int = Config.leaves_per_game
     max_moves: int = Config.max_moves
     """Stop a game after this many moves and score it as the rules' returns say (0: no limit)."""
+    search: str = Config.search
+    """``tree``: a scalar ``MCTS`` tree per game (here); ``batched``: the games as tensors and one
+    batched search (``batched_selfplay``)."""
+    gumbel: bool = Config.gumbel
+    """With ``search="batched"``: Gumbel AlphaZero's root instead of PUCT with root noise."""
+    considered: int = Config.considered
+    """Actions Gumbel's root samples (Gumbel-top-k)."""
 
     @classmethod
     def from_config(cls, config: Config) -> SelfPlaySettings:
@@ -70,6 +77,9 @@ class SelfPlaySettings:
             random_start_moves=config.random_start_moves,
             leaves_per_game=config.leaves_per_game,
             max_moves=config.max_moves,
+            search=config.search,
+            gumbel=config.gumbel,
+            considered=config.considered,
         )
 
 
@@ -87,6 +97,9 @@ class SelfPlayResult:
     of one core, whatever else the machine was running."""
     network_calls: int = 0
     leaves: int = 0
+    network_seconds: float = 0.0
+    """Wall time inside the network's calls, where it was timed (the batched search's
+    ``timed`` evaluator); 0 where not."""
     outcomes: list[tuple[float, ...]] = field(default_factory=list)
 
     @property

@@ -23,6 +23,7 @@ from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.procs import WorkerPool
+from boardgym.train.alphazero.batched_selfplay import play_batched_games
 from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
 
 
@@ -94,6 +95,7 @@ def merge_results(parts: list[SelfPlayResult]) -> SelfPlayResult:
         merged.moves += part.moves
         merged.network_calls += part.network_calls
         merged.leaves += part.leaves
+        merged.network_seconds += part.network_seconds
         merged.cpu_seconds += part.cpu_seconds
     return merged
 
@@ -114,8 +116,10 @@ def play_share(
     network = AlphaZeroNet.from_architecture(architecture)
     network.load_state_dict(weights)
     network.to(device).eval()
-    evaluator = NetworkEvaluator(network, device=device, amp=amp)
     rng = np.random.default_rng(np.random.SeedSequence(seed_words))
+    if settings.search == "batched":  # the worker's share as one batch of tensors on its device
+        return play_batched_games(game, network, num_games, parallel=parallel, settings=settings, rng=rng, amp=amp)
+    evaluator = NetworkEvaluator(network, device=device, amp=amp)
     return play_selfplay_games(game, evaluator, num_games, parallel=parallel, settings=settings, rng=rng)
 
 

@@ -71,6 +71,19 @@ def test_a_ray_run_writes_the_files_and_tags_of_a_local_one_and_resumes(ray_loca
     assert play_games(game, AlphaZeroAgent(game, checkpoint=resumed, simulations=4), "random", 2, seed=0).games == 2
 
 
+def test_one_batched_ray_actor_plays_the_iteration_and_resumes(ray_local, in_tmp: Path) -> None:
+    """``--backend ray --actors 1 --search batched``: the actor runs the batched search over all
+    the iteration's games; the run folder, tags and --resume are the local run's."""
+    batched = {**TINY, "search": "batched"}
+    on_ray = train(Config(**batched, run_name="ray-batched", backend="ray", actors=1))
+    assert "train/network_batch" in tags(on_ray.parent)
+    assert json.loads((on_ray.parent / "config.json").read_text())["search"] == "batched"
+    resumed = train(
+        Config(**{**batched, "iterations": 2}, run_name="ray-batched", backend="ray", actors=1, resume=True)
+    )
+    assert load_checkpoint(resumed)["step"] == 2
+
+
 def test_the_command_line_takes_backend_actors_and_address(ray_local, in_tmp: Path, capsys) -> None:
     argv = ["--run-name", "cli", "--backend", "ray", "--actors", "1"]
     for key, value in TINY.items():

@@ -1,0 +1,171 @@
+"""Self-play on the batched rules: ``parallel`` games held as tensors on ``--device`` and
+searched together by ``BatchedMCTS`` (``boardgym.agents.batched_search``), one network call per
+simulation for the leaves of every game (``boardgym train alphazero --search batched``).
+
+The moves and records are those of ``selfplay.play_selfplay_games``: the first
+``random_opening_moves`` moves uniformly random, then up to ``temperature_moves`` moves drawn
+in proportion to the visits, then the most visited move; with ``gumbel`` (Gumbel AlphaZero's
+root) every searched move is the winner of sequential halving among Gumbel-sampled actions,
+and the policy target is the completed-Q policy instead of the visits. Each position is kept as
+the scalar rules' state (read from the batch once a move), with its policy target and the final
+result for the player to move, so the replay buffer, its symmetries and the checkpoints are the
+same as the tree self-play's. Nothing of a search is kept for the next move (the tree self-play
+keeps the chosen subtree); on a CPU the evaluations are cached for the iteration, as the tree
+self-play's are. A finished game's slot starts the next game; when no games are left
+to start, the batch shrinks.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
+from boardgym.agents.batched_search import BatchedMCTS, sample_actions
+from boardgym.batch import batched
+from boardgym.game import Game
+from boardgym.train.alphazero.selfplay import (
+    SelfPlayResult,
+    SelfPlaySettings,
+    default_dirichlet_alpha,
+    random_start,
+)
+
+
+@dataclass
+class _Slot:
+    moves: int = 0
+    history: list[tuple[Any, int, np.ndarray]] = field(default_factory=list)
+
+
+def play_batched_games(
+    game: Game,
+    network: AlphaZeroNet,
+    num_games: int,
+    *,
+    parallel: int,
+    settings: SelfPlaySettings,
+    rng: np.random.Generator,
+    amp: bool = False,
+    timed: bool = False,
+) -> SelfPlayResult:
+    """Play ``num_games`` games of ``network`` against itself, ``parallel`` at a time, on the
+    network's device (see the module doc). ``timed``: measure the time spent in the network
+    (``SelfPlayResult.network_seconds``; on CUDA every call then waits for its result)."""
+    device = next(network.parameters()).device
+    rules = rules_for(game, device)
+    evaluator = NetworkBatchEvaluator(network, amp=amp, timed=timed)
+    alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
+    search = BatchedMCTS(
+        rules,
+        evaluator,
+        simulations=settings.simulations,
+        c_puct=settings.c_puct,
+        dirichlet_alpha=alpha if alpha > 0 and not settings.gumbel else None,
+        dirichlet_fraction=settings.dirichlet_fraction,
+        gumbel=settings.gumbel,
+        considered=settings.considered,
+        cache=CACHE if device.type == "cpu" else 0,
+    )
+    result = SelfPlayResult()
+    started, cpu_started = time.perf_counter(), time.process_time()
+    width = max(1, min(parallel, num_games))
+    state = _starts(rules, game, width, settings, rng)
+    slots = [_Slot() for _ in range(width)]
+    begun = width
+    while slots:
+        found = search.search(state, rng)
+        scalar = rules.to_scalar_states(state)
+        policies = found.policy.float().cpu().numpy()
+        players = state.current_player.tolist()
+        for slot, position, player, policy in zip(slots, scalar, players, policies, strict=True):
+            slot.history.append((position, player, policy))
+        actions = found.action
+        moves = torch.tensor([slot.moves for slot in slots], device=device)
+        if not settings.gumbel and settings.temperature_moves:
+            drawn = moves < settings.temperature_moves
+            if bool(drawn.any()):
+                actions = torch.where(drawn, sample_actions(found.policy, rng), actions)
+        if settings.random_opening_moves:
+            opening = moves < settings.random_opening_moves
+            if bool(opening.any()):
+                uniform = found.legal.to(found.policy.dtype)
+                actions = torch.where(opening, sample_actions(uniform / uniform.sum(1, keepdim=True), rng), actions)
+        state = rules.step(state, actions)
+        result.moves += len(slots)
+        over = (state.terminated | state.truncated).tolist()
+        rewards = state.rewards.tolist()
+        finished: list[int] = []
+        for row, slot in enumerate(slots):
+            slot.moves += 1
+            if over[row] or (settings.max_moves and slot.moves >= settings.max_moves):
+                returns = tuple(rewards[row]) if over[row] else (0.0,) * game.num_players
+                result.outcomes.append(returns)
+                result.positions.extend((position, policy, returns[who]) for position, who, policy in slot.history)
+                result.games += 1
+                finished.append(row)
+        if finished:
+            restart = finished[: max(0, num_games - begun)]
+            begun += len(restart)
+            if restart:
+                fresh = _starts(rules, game, len(restart), settings, rng)
+                state = _put_rows(state, torch.tensor(restart, device=device), fresh)
+                for row in restart:
+                    slots[row] = _Slot()
+            dropped = finished[len(restart) :]
+            if dropped:
+                keep = [row for row in range(len(slots)) if row not in set(dropped)]
+                slots = [slots[row] for row in keep]
+                if keep:
+                    state = _take_rows(state, torch.tensor(keep, device=device))
+    result.network_calls = evaluator.calls
+    result.leaves = evaluator.positions
+    result.network_seconds = evaluator.seconds
+    result.seconds = time.perf_counter() - started
+    result.cpu_seconds = time.process_time() - cpu_started
+    return result
+
+
+CACHE = 1 << 16
+"""Positions whose evaluations a CPU self-play iteration remembers (``BatchedMCTS(cache=)``):
+games that start alike reach the same positions, as the tree self-play's cache knows."""
+
+_RULES: dict[tuple[str, str, str], Any] = {}
+"""The batched rules built in this process, by game, parameters and device (a game's tables
+are built once, not at every iteration)."""
+
+
+def rules_for(game: Game, device: torch.device) -> Any:
+    """The batched rules of ``game`` on ``device``, built once per process."""
+    key = (game.name, repr(game.params()), str(device))
+    if key not in _RULES:
+        _RULES[key] = batched(game, device=device)
+    return _RULES[key]
+
+
+def _starts(rules: Any, game: Game, count: int, settings: SelfPlaySettings, rng: np.random.Generator) -> Any:
+    """``count`` games at their start, or after the random moves of ``random_start_moves``."""
+    if settings.random_start_moves <= 0:
+        return rules.init(count)
+    return rules.from_scalar_states([random_start(game, settings.random_start_moves, rng) for _ in range(count)])
+
+
+def _put_rows(state: Any, rows: torch.Tensor, fresh: Any) -> Any:
+    """``state`` with the games of ``fresh`` in ``rows``."""
+    fields = {}
+    for name, value in zip(state._fields, state, strict=True):
+        value = value.clone()
+        value[rows] = getattr(fresh, name)
+        fields[name] = value
+    return state._replace(**fields)
+
+
+def _take_rows(state: Any, rows: torch.Tensor) -> Any:
+    return state._replace(
+        **{name: value.index_select(0, rows) for name, value in zip(state._fields, state, strict=True)}
+    )

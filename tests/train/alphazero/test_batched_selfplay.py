@@ -1,0 +1,158 @@
+"""Self-play on the batched search: its records, and the trainer's ``--search batched`` (the
+same run folder, tags and checkpoints, ``--resume``), with ``--gumbel`` too."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from boardgym import make_agent, make_game
+from boardgym.agents.alphazero.agent import AlphaZeroAgent
+from boardgym.agents.alphazero.network import build_network
+from boardgym.checkpoints import load_checkpoint
+from boardgym.evaluate.match import play_games
+from boardgym.train.alphazero import Config, main, train
+from boardgym.train.alphazero.batched_selfplay import play_batched_games
+from boardgym.train.alphazero.selfplay import SelfPlaySettings
+from boardgym.types import BoardgymError
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+TINY = dict(
+    iterations=1,
+    games_per_iteration=4,
+    parallel_games=3,
+    simulations=4,
+    blocks=1,
+    channels=8,
+    value_hidden=8,
+    buffer_size=500,
+    batch_size=16,
+    train_steps=2,
+    eval_every=1,
+    eval_games=2,
+    eval_simulations=2,
+    eval_opponents="random",
+    device="cpu",
+    workers=1,
+    search="batched",
+)
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("gumbel", [False, True])
+def test_batched_selfplay_records_whole_games(gumbel: bool) -> None:
+    game = make_game("tictactoe")
+    torch.manual_seed(0)
+    network = build_network(game, blocks=1, channels=8).eval()
+    settings = SelfPlaySettings(simulations=8, search="batched", gumbel=gumbel)
+    played = play_batched_games(game, network, 7, parallel=3, settings=settings, rng=np.random.default_rng(1))
+    assert played.games == 7 and len(played.outcomes) == 7
+    assert len(played.positions) == played.moves
+    assert played.network_calls > 0 and played.mean_batch <= 3
+    starts = [state for state, _, _ in played.positions if state == game.initial_state()]
+    assert len(starts) == 7
+    for state, policy, result in played.positions:
+        legal = game.legal_mask(state)
+        assert policy.sum() == pytest.approx(1.0, abs=1e-5)
+        assert not policy[~legal].any()
+        assert result in (-1.0, 0.0, 1.0)
+    # every game ends with one winner and one loser, or a draw
+    outcomes = [sum(o) for o in played.outcomes]
+    assert outcomes == [0.0] * 7
+    again = play_batched_games(game, network, 7, parallel=3, settings=settings, rng=np.random.default_rng(1))
+    assert [r for _, _, r in again.positions] == [r for _, _, r in played.positions]
+
+
+def test_batched_selfplay_keeps_max_moves_and_random_starts() -> None:
+    game = make_game("connect_four")
+    network = build_network(game, blocks=1, channels=8).eval()
+    settings = SelfPlaySettings(simulations=4, search="batched", max_moves=5, random_start_moves=4)
+    played = play_batched_games(game, network, 4, parallel=4, settings=settings, rng=np.random.default_rng(0))
+    assert played.games == 4 and played.moves == 20
+    assert played.outcomes == [(0.0, 0.0)] * 4
+
+
+def test_train_with_batched_search_writes_a_run_and_resumes(in_tmp: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    config = Config(**{**TINY, "run_name": "batched"})
+    path = train(config)
+    folder = path.parent
+    assert (folder / "checkpoint.pt").is_file() and (folder / "replay-1.pt").is_file()
+    events = EventAccumulator(str(folder))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"train/selfplay_positions_per_s", "train/network_batch", "eval/win_rate_vs_random"} <= tags
+    game = make_game("tictactoe")
+    assert play_games(game, make_agent(f"alphazero:checkpoint={path},simulations=4", game, seed=0), "random", 2).games
+    second = train(dataclasses.replace(config, iterations=2, resume=True, eval_every=0))
+    assert load_checkpoint(second)["step"] == 2
+
+
+def test_batched_search_in_worker_processes(in_tmp: Path) -> None:
+    """--workers auto is one process with --search batched; --workers 2 splits the games over
+    two processes, each a batched search."""
+    import json
+
+    one = train(Config(**{**TINY, "workers": "auto", "run_name": "auto", "eval_every": 0}))
+    assert json.loads((one.parent / "config.json").read_text())["workers_used"] == 1
+    two = train(Config(**{**TINY, "workers": 2, "run_name": "two", "eval_every": 0}))
+    assert json.loads((two.parent / "config.json").read_text())["workers_used"] == 2
+    assert load_checkpoint(two)["step"] == 1
+
+
+def test_command_line_takes_search_and_gumbel(in_tmp: Path) -> None:
+    argv = ["--run-name", "cli", "--search", "batched", "--gumbel", "--considered", "4"]
+    for key, value in TINY.items():
+        if key != "search":
+            argv += [f"--{key.replace('_', '-')}", str(value)]
+    assert main(argv) == 0
+    config = (in_tmp / "runs/tictactoe/alphazero/cli/config.json").read_text()
+    assert '"gumbel": true' in config and '"search": "batched"' in config
+
+
+def test_batched_search_mistakes_are_one_sentence(in_tmp: Path) -> None:
+    with pytest.raises(BoardgymError, match="--gumbel"):
+        train(Config(**{**TINY, "search": "tree", "gumbel": True}))
+    with pytest.raises(BoardgymError, match="batched rules"):
+        train(Config(**{**TINY, "game": "setcover"}))
+    assert not (in_tmp / "runs").exists()
+
+
+def test_agent_searches_batched_as_the_tree_does() -> None:
+    """With a fixed network, no noise and no reuse, the two searches pick the same moves."""
+    game = make_game("connect_four")
+    torch.manual_seed(3)
+    network = build_network(game, blocks=1, channels=8).eval()
+    tree = AlphaZeroAgent(game, network=network, simulations=30, reuse=False, seed=0)
+    flat = AlphaZeroAgent(game, network=network, simulations=30, search="batched", seed=0)
+    state = game.initial_state()
+    for _ in range(6):
+        tree.evaluator.clear_cache()
+        chosen = tree.act(game, state)
+        assert flat.act(game, state) == chosen
+        assert flat.last_info["visits"] == tree.last_info["visits"]
+        state = game.apply(state, chosen)
+    with pytest.raises(BoardgymError, match="search="):
+        AlphaZeroAgent(game, network=network, search="fast")
+
+
+@pytest.mark.slow
+def test_batched_gumbel_selfplay_plays_tictactoe_perfectly(in_tmp: Path) -> None:
+    """Acceptance: the defaults with --search batched --gumbel --simulations 16 lose no game
+    against `perfect` in 200 games, 100 from each seat."""
+    path = train(Config(run_name="perfect", device="cpu", eval_every=0, search="batched", gumbel=True, simulations=16))
+    game = make_game("tictactoe")
+    agent = AlphaZeroAgent(game, checkpoint=path, seed=0)
+    summary = play_games(game, agent, "perfect", 200, seed=1)
+    assert summary.losses == 0, str(summary)
