@@ -92,7 +92,7 @@ def test_train_with_batched_search_writes_a_run_and_resumes(in_tmp: Path) -> Non
     events = EventAccumulator(str(folder))
     events.Reload()
     tags = set(events.Tags()["scalars"])
-    assert {"train/selfplay_positions_per_s", "train/network_batch", "eval/win_rate_vs_random"} <= tags
+    assert {"perf/selfplay_positions_per_s", "perf/network_batch", "eval/win_rate_vs_random"} <= tags
     game = make_game("tictactoe")
     assert play_games(game, make_agent(f"alphazero:checkpoint={path},simulations=4", game, seed=0), "random", 2).games
     second = train(dataclasses.replace(config, iterations=2, resume=True, eval_every=0))
