@@ -97,7 +97,7 @@ def _batched_agent(game, temperature: float, counts: Counter[str]) -> AlphaZeroA
         counts["searches"] += 1
         return searching(*args, **kwargs)
 
-    search.evaluator, search.search = one_at_a_time, counted  # type: ignore[method-assign]
+    search.evaluator, search.search = one_at_a_time, counted
     return agent
 
 
