@@ -52,7 +52,8 @@ class AlphaZeroAgent(BaseAgent):
     Quixo); false, the default: the position alone, as self-play evaluates it), ``search``
     (``tree``, the default: ``MCTS``; ``batched``: the tensor search of
     ``boardgym.agents.batched_search`` over the game's batched rules on ``device``, nothing
-    reused between moves, no cache), ``gumbel`` (with ``search=batched``: Gumbel AlphaZero's
+    reused between moves; ``act_batch`` searches many games' positions in one call, as
+    ``boardgym evaluate`` does with ``--batch-games``), ``gumbel`` (with ``search=batched``: Gumbel AlphaZero's
     root, its deterministic choice: sequential halving without the Gumbel sample).
     """
 
@@ -180,7 +181,7 @@ class AlphaZeroAgent(BaseAgent):
         started = time.perf_counter()
         found = search.search(search.rules.from_scalar_states(list(states)), self.rng, gumbel_noise=False)
         seconds = (time.perf_counter() - started) / len(states)
-        visits_all = found.visits.cpu()
+        visits_all, chosen, values = found.visits.cpu(), found.action.cpu().tolist(), found.value.cpu().tolist()
         actions: list[Action] = []
         for k, player in enumerate(players):
             if not isinstance(player, AlphaZeroAgent):
@@ -190,11 +191,11 @@ class AlphaZeroAgent(BaseAgent):
                 weights = visits_all[k].double().numpy() ** (1.0 / player.temperature)
                 action = int(player.rng.choice(len(weights), p=weights / weights.sum()))
             else:
-                action = int(found.action[k])
+                action = int(chosen[k])
             visits = visits_all[k].tolist()
             player.last_info = {
                 "visits": {a: int(n) for a, n in enumerate(visits) if n > 0},
-                "value": float(found.value[k]),
+                "value": float(values[k]),
                 "simulations": search.simulations,
                 "seconds": seconds,
             }
