@@ -79,7 +79,8 @@ def play_on_ray(
     table = (uuid.uuid4().hex, settings, os.getcwd())
     # a task plays its chunk's games of one pairing together where an agent acts in batches
     # (Ray's chunks stay short: up to 16 games); the pairings' games in a row for that
-    todo = sorted(todo, key=lambda f: (not _together(f, batching, settings), sorted(f.seats), f.index))
+    if batching and settings.batch_games > 1:
+        todo = sorted(todo, key=lambda f: (not _together(f, batching, settings), sorted(f.seats), f.index))
     yield from imap_chunks(
         _play_table_chunk,
         table,
