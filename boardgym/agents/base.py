@@ -1,7 +1,9 @@
-"""The agent protocol: ``act(game, state) -> action``, plus ``reset`` and ``observe_outcome``."""
+"""The agent protocol: ``act(game, state) -> action``, plus ``reset`` and ``observe_outcome``; ``BatchAgent``,
+the capability of moving in many games at once."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -52,3 +54,34 @@ class BaseAgent:
 
     def __repr__(self) -> str:
         return self.spec
+
+
+@runtime_checkable
+class BatchAgent(Agent, Protocol):
+    """An agent that can move in many games at once: one search for all of them (the batched
+    tree search of ``boardgym.agents.batched_search``: one network call a simulation for every
+    game). A tournament asks with ``isinstance(agent, BatchAgent) and agent.acts_in_batches``.
+
+    Each game has a player of its own (this agent or one of its ``fork``s), reset for its game
+    like any agent, so a game's draws and counters are its own; ``act_batch(game, states,
+    players)`` returns the move ``players[k]`` makes in ``states[k]``, for every ``k``: the move
+    ``players[k].act(game, states[k])`` would make, whatever the other states of the call
+    (each player's ``last_info`` is set as ``act`` sets it). ``players`` all share this agent's
+    search: the same ``batch_key``."""
+
+    @property
+    def acts_in_batches(self) -> bool:
+        """Whether ``act_batch`` searches the states together (False: ask ``act`` game by game)."""
+        ...
+
+    @property
+    def batch_key(self) -> Hashable:
+        """The same for this agent and its forks: the players one ``act_batch`` may serve."""
+        ...
+
+    def fork(self) -> BatchAgent:
+        """Another player of this agent for another game: its own generator and per-game
+        state, this agent's network and search shared."""
+        ...
+
+    def act_batch(self, game: Game, states: Sequence[Any], players: Sequence[Agent]) -> list[Action]: ...

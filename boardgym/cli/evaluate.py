@@ -86,6 +86,14 @@ class EvaluateOptions(FolderOptions):
         metavar="N",
     )
 
+    batch_games: int = option(
+        64,
+        "games of a pairing played together where an agent searches in batches (alphazero:search=batched): one "
+        "search, one network call a simulation, for all of them; 1: each game on its own (the same games either way)",
+        minimum=1,
+        metavar="N",
+    )
+
     def check(self) -> None:
         super().check()
         for spec in self.agents:
@@ -111,6 +119,7 @@ class EvaluateOptions(FolderOptions):
             openings=self.openings,
             opening_plies=self.opening_plies,
             progress=self.progress,
+            batch_games=self.batch_games,
         )
 
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 import sys
 import uuid
-from collections.abc import Generator
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import as_completed
 
-from boardgym.agents.base import Agent
+from boardgym.agents.base import Agent, BatchAgent
 from boardgym.agents.registry import make_agent
-from boardgym.evaluate.match import play_match
+from boardgym.evaluate.match import Match, MatchRecord, play_lockstep
 from boardgym.evaluate.schedule import Fixture, PlayedGame, TournamentSettings
 from boardgym.games import make_game
 from boardgym.procs import WorkerPool
@@ -30,16 +30,20 @@ BACKENDS: dict[str, str] = {
 }
 
 
-def play_local(settings: TournamentSettings, todo: list[Fixture]) -> Generator[PlayedGame, None, None]:
+def play_local(
+    settings: TournamentSettings, todo: list[Fixture], batching: frozenset[int] = frozenset()
+) -> Generator[PlayedGame, None, None]:
     """``todo`` in ``settings.workers`` processes (``settings.start_method``; default ``fork``
     on Linux, ``spawn`` elsewhere), or in this process for one worker or one game. Closing the
-    generator early (Ctrl-C, an error) ends the workers and the games they were playing."""
+    generator early (Ctrl-C, an error) ends the workers and the games they were playing.
+
+    ``batching``: the agents (by position) that act in batches (``BatchAgent``): with
+    ``settings.batch_games`` above 1, their pairings' games go to the workers in chunks of one
+    pairing, ``batch_games`` games each, played together (``_Table.play_many``)."""
     if not todo:
         return
     if settings.workers == 1 or len(todo) == 1:
-        table = _Table(settings)
-        for fixture in todo:
-            yield table.play(fixture)
+        yield from _Table(settings).play_many(todo)
         return
     start_method = settings.start_method
     if start_method is None:
@@ -51,12 +55,18 @@ def play_local(settings: TournamentSettings, todo: list[Fixture]) -> Generator[P
     # block early (Ctrl-C, an error, SIGTERM, the generator closed) stops the workers and the
     # games they were playing; the workers end by themselves if this process is killed.
     with WorkerPool(workers, start_method=start_method, initializer=_init_worker, initargs=(settings,)) as executor:
-        futures = [executor.submit(_play_chunk, todo[i : i + size]) for i in range(0, len(todo), size)]
+        together = [fixture for fixture in todo if _together(fixture, batching, settings)]
+        alone = [fixture for fixture in todo if not _together(fixture, batching, settings)]
+        chunks = _pairing_chunks(together, settings.batch_games)
+        chunks += [alone[i : i + size] for i in range(0, len(alone), size)]
+        futures = [executor.submit(_play_chunk, chunk) for chunk in chunks]
         for future in as_completed(futures):
             yield from future.result()
 
 
-def play_on_ray(settings: TournamentSettings, todo: list[Fixture]) -> Generator[PlayedGame, None, None]:
+def play_on_ray(
+    settings: TournamentSettings, todo: list[Fixture], batching: frozenset[int] = frozenset()
+) -> Generator[PlayedGame, None, None]:
     """``todo`` as Ray tasks on the cluster at ``settings.address``, or on a Ray started here
     with ``settings.workers`` CPUs (``boardgym.cluster.imap_chunks``: a task whose worker dies
     is played again, its chunk's games all together or not at all), each task playing its chunk
@@ -67,6 +77,10 @@ def play_on_ray(settings: TournamentSettings, todo: list[Fixture]) -> Generator[
     from boardgym.cluster import imap_chunks
 
     table = (uuid.uuid4().hex, settings, os.getcwd())
+    # a task plays its chunk's games of one pairing together where an agent acts in batches
+    # (Ray's chunks stay short: up to 16 games); the pairings' games in a row for that
+    if batching and settings.batch_games > 1:
+        todo = sorted(todo, key=lambda f: (not _together(f, batching, settings), sorted(f.seats), f.index))
     yield from imap_chunks(
         _play_table_chunk,
         table,
@@ -86,12 +100,36 @@ class _Table:
         self.seed = settings.seed
         self.save_games = settings.save_games
         self.record_moves = settings.record_moves
+        self.batch_games = settings.batch_games
         self.agents: dict[int, Agent] = {}
+        self.copies: dict[int, list[Agent]] = {}  # more players of an agent, for games played together
 
     def play(self, fixture: Fixture) -> PlayedGame:
         players = [self._agent(i) for i in fixture.seats]
+        return self._finished(fixture, self._match(fixture, players).play_out())
+
+    def play_many(self, fixtures: Sequence[Fixture]) -> Iterator[PlayedGame]:
+        """``fixtures`` played, each game yielded as it ends: the games of a pairing where an
+        agent acts in batches (``BatchAgent``) together, ``batch_games`` at a time
+        (``match.play_lockstep``), with one player of each agent per game; the others one by one."""
+        batched: dict[tuple[int, ...], list[Fixture]] = {}
+        for fixture in fixtures:
+            if self.batch_games > 1 and self._lockstep(fixture.seats):
+                batched.setdefault(tuple(sorted(fixture.seats)), []).append(fixture)
+            else:
+                yield self.play(fixture)
+        for group in batched.values():
+            for start in range(0, len(group), self.batch_games):
+                chunk = group[start : start + self.batch_games]
+                matches = [
+                    self._match(fixture, [self._copy(i, n) for i in fixture.seats]) for n, fixture in enumerate(chunk)
+                ]
+                for k, record in play_lockstep(self.game, matches):
+                    yield self._finished(chunk[k], record)
+
+    def _match(self, fixture: Fixture, players: list[Agent]) -> Match:
         timed = self.record_moves and fixture.index < self.save_games
-        record = play_match(
+        return Match(
             self.game,
             players,
             self.seed,
@@ -100,12 +138,53 @@ class _Table:
             record_times=timed,
             opening=fixture.opening,
         )
+
+    @staticmethod
+    def _finished(fixture: Fixture, record: MatchRecord) -> PlayedGame:
         return PlayedGame(fixture.index, fixture.seats, record)
+
+    def _lockstep(self, seats: tuple[int, ...]) -> bool:
+        """Whether a pairing's games are played together: one of its agents acts in batches
+        and every other one can have a player per game (a spec string, or a ``BatchAgent``)."""
+        agents = [self._agent(i) for i in seats]
+        if not any(acts_in_batches(agent) for agent in agents):
+            return False
+        return all(isinstance(self.specs[i], str) or isinstance(self._agent(i), BatchAgent) for i in seats)
 
     def _agent(self, i: int) -> Agent:
         if i not in self.agents:
             self.agents[i] = make_agent(self.specs[i], self.game, seed=self.seed)
         return self.agents[i]
+
+    def _copy(self, i: int, n: int) -> Agent:
+        """Player ``n`` of agent ``i`` for games played together (player 0: the agent itself),
+        made once and reset for each game like the agent: a fork of a ``BatchAgent``, the spec
+        built again otherwise."""
+        copies = self.copies.setdefault(i, [self._agent(i)])
+        while len(copies) <= n:
+            agent = self._agent(i)
+            copies.append(
+                agent.fork() if isinstance(agent, BatchAgent) else make_agent(self.specs[i], self.game, seed=self.seed)
+            )
+        return copies[n]
+
+
+def _together(fixture: Fixture, batching: frozenset[int], settings: TournamentSettings) -> bool:
+    """Whether the fixture's pairing is played in batches (see ``play_local``)."""
+    return settings.batch_games > 1 and bool(batching.intersection(fixture.seats))
+
+
+def _pairing_chunks(fixtures: list[Fixture], size: int) -> list[list[Fixture]]:
+    """``fixtures`` by pairing, in chunks of at most ``size``, each in index order."""
+    pairings: dict[tuple[int, ...], list[Fixture]] = {}
+    for fixture in fixtures:
+        pairings.setdefault(tuple(sorted(fixture.seats)), []).append(fixture)
+    return [group[i : i + size] for group in pairings.values() for i in range(0, len(group), size)]
+
+
+def acts_in_batches(agent: Agent) -> bool:
+    """Whether ``agent`` moves in many games at once (``BatchAgent`` with ``acts_in_batches``)."""
+    return isinstance(agent, BatchAgent) and bool(agent.acts_in_batches)
 
 
 _WORKER_TABLE: _Table | None = None
@@ -121,7 +200,7 @@ def _init_worker(settings: TournamentSettings) -> None:
 
 def _play_chunk(fixtures: list[Fixture]) -> list[PlayedGame]:
     assert _WORKER_TABLE is not None
-    return [_WORKER_TABLE.play(fixture) for fixture in fixtures]
+    return list(_WORKER_TABLE.play_many(fixtures))
 
 
 _RAY_TABLE: tuple[str, _Table] | None = None
@@ -140,4 +219,4 @@ def _play_table_chunk(table: tuple[str, TournamentSettings, str], fixtures: list
         _RAY_TABLE = (key, _Table(settings))
         if "torch" in sys.modules:  # one thread per task, as in the local workers
             sys.modules["torch"].set_num_threads(1)
-    return [_RAY_TABLE[1].play(fixture) for fixture in fixtures]
+    return list(_RAY_TABLE[1].play_many(fixtures))

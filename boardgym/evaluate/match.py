@@ -10,13 +10,13 @@ index, never on which process played it or in which order.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from boardgym.agents.base import Agent
+from boardgym.agents.base import Agent, BatchAgent
 from boardgym.agents.registry import make_agent
 from boardgym.evaluate.ratings import wilson_interval
 from boardgym.game import Game
@@ -148,64 +148,158 @@ def play_match(
     ``opening`` (from an opening suite, ``boardgym.evaluate.openings``) are played first, for
     no agent. ``record_times`` keeps each move's time and the agent's ``last_info`` after it.
     """
-    if len(agents) != game.num_players:
-        raise BoardgymError(f"{game.name} needs {game.num_players} agent(s), got {len(agents)}: {list(agents)}")
-    players = [make_agent(spec, game, seed=game_seed(seed, index, seat)) for seat, spec in enumerate(agents)]
-    for seat, agent in enumerate(players):
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset(seed=game_seed(seed, index, seat))
-    thinking = [0.0] * len(players)
-    counts = [0] * len(players)
-    moves: list[Action] = []
-    times: list[float] = []
-    infos: list[dict[str, Any]] = []
-    state = game.initial_state()
-    first_player = game.current_player(state)
-    for action in opening:
-        state = game.apply(state, action)
-        moves.append(int(action))
-        times.append(0.0)
-        infos.append({})
-    if game.is_terminal(state) and opening:
-        raise BoardgymError(f"the opening {list(opening)} ends the game; an opening must leave moves to play")
+    match = Match(
+        game, agents, seed, index=index, record_moves=record_moves, record_times=record_times, opening=opening
+    )
+    return match.play_out()
+
+
+def play_lockstep(game: Game, matches: Sequence[Match]) -> Iterator[tuple[int, MatchRecord]]:
+    """Play ``matches`` (each with agent objects of its own) together, one move of every
+    unfinished game a step; yields ``(position in matches, record)`` as each game ends.
+
+    The agents on move that act in batches (``BatchAgent`` with ``acts_in_batches``) and share
+    a search (the same ``batch_key``: an agent and its ``fork``s) get the step's games where
+    they are on move in one ``act_batch`` call; the others act game by game, as in
+    ``play_match``. A batch's time is shared equally among its games' moves. Each game's moves
+    are those ``play_match`` would play, as far as each agent's move depends only on its game
+    and its own state (``BatchAgent``'s promise)."""
+    live = []
+    for k, match in enumerate(matches):
+        if match.over:
+            yield k, match.record()
+        else:
+            live.append(k)
     clock = time.perf_counter
-    while not game.is_terminal(state):
-        seat = game.current_player(state)
-        started = clock()
-        action = players[seat].act(game, state)
-        took = clock() - started
-        thinking[seat] += took
-        times.append(took)
-        if record_times:
-            infos.append(_reported(players[seat]))
-        counts[seat] += 1
-        try:
+    while live:
+        groups: dict[Hashable, list[int]] = {}
+        for k in live:
+            match = matches[k]
+            player = match.players[match.seat]
+            if isinstance(player, BatchAgent) and player.acts_in_batches:
+                groups.setdefault(player.batch_key, []).append(k)
+                continue
+            started = clock()
+            action = player.act(game, match.state)
+            match.play(action, clock() - started)
+        for members in groups.values():
+            players = [matches[k].players[matches[k].seat] for k in members]
+            leader = players[0]
+            assert isinstance(leader, BatchAgent)
+            started = clock()
+            actions = list(leader.act_batch(game, [matches[k].state for k in members], players))
+            share = (clock() - started) / len(members)
+            if len(actions) != len(members):
+                raise BoardgymError(
+                    f"agent {_spec(leader)!r} returned {len(actions)} moves for {len(members)} games from act_batch"
+                )
+            for k, action in zip(members, actions, strict=True):
+                matches[k].play(action, share)
+        still = []
+        for k in live:
+            if matches[k].over:
+                yield k, matches[k].record()
+            else:
+                still.append(k)
+        live = still
+
+
+class Match:
+    """One game under way: its agents (reset for it when it is built), its state and what has
+    been recorded so far. ``play_match`` plays one to its end; ``play_lockstep`` many together.
+    ``players`` are the agents by seat (spec strings built with ``make_agent``)."""
+
+    def __init__(
+        self,
+        game: Game,
+        agents: Sequence[str | Agent],
+        seed: int | None = None,
+        *,
+        index: int = 0,
+        record_moves: bool = True,
+        record_times: bool = False,
+        opening: Sequence[Action] = (),
+    ) -> None:
+        if len(agents) != game.num_players:
+            raise BoardgymError(f"{game.name} needs {game.num_players} agent(s), got {len(agents)}: {list(agents)}")
+        self.game = game
+        self.players = [make_agent(spec, game, seed=game_seed(seed, index, seat)) for seat, spec in enumerate(agents)]
+        for seat, agent in enumerate(self.players):
+            reset = getattr(agent, "reset", None)
+            if reset is not None:
+                reset(seed=game_seed(seed, index, seat))
+        self.record_moves = record_moves
+        self.record_times = record_times
+        self.thinking = [0.0] * len(self.players)
+        self.counts = [0] * len(self.players)
+        self.moves: list[Action] = []
+        self.times: list[float] = []
+        self.infos: list[dict[str, Any]] = []
+        self.opening = len(opening)
+        state = game.initial_state()
+        self.first_player = game.current_player(state)
+        for action in opening:
             state = game.apply(state, action)
+            self.moves.append(int(action))
+            self.times.append(0.0)
+            self.infos.append({})
+        if game.is_terminal(state) and opening:
+            raise BoardgymError(f"the opening {list(opening)} ends the game; an opening must leave moves to play")
+        self.state = state
+        self.over = game.is_terminal(state)
+        self.seat = -1 if self.over else game.current_player(state)
+
+    def play(self, action: Action, took: float) -> None:
+        """The move of the agent on move (``seat``), which thought ``took`` seconds."""
+        game, seat = self.game, self.seat
+        self.thinking[seat] += took
+        self.times.append(took)
+        if self.record_times:
+            self.infos.append(_reported(self.players[seat]))
+        self.counts[seat] += 1
+        try:
+            self.state = game.apply(self.state, action)
         except IllegalActionError as error:
             raise BoardgymError(
-                f"agent {_spec(players[seat])!r} in seat {seat} played an illegal move: {error}"
+                f"agent {_spec(self.players[seat])!r} in seat {seat} played an illegal move: {error}"
             ) from None
-        moves.append(int(action))
-    for seat, agent in enumerate(players):
-        observe = getattr(agent, "observe_outcome", None)
-        if observe is not None:
-            observe(game, state, seat)
-    returns = tuple(float(r) for r in game.returns(state))
-    return MatchRecord(
-        agents=tuple(_spec(agent) for agent in players),
-        returns=returns,
-        winner=_winner(returns),
-        num_moves=len(moves),
-        first_player=first_player,
-        moves_per_seat=tuple(counts),
-        seconds_per_move=tuple(t / n if n else 0.0 for t, n in zip(thinking, counts, strict=True)),
-        moves=tuple(moves) if record_moves else (),
-        truncated=game.is_truncated(state),
-        move_seconds=tuple(times) if record_times else (),
-        opening=len(opening),
-        move_infos=tuple(infos) if record_times else (),
-    )
+        self.moves.append(int(action))
+        self.over = game.is_terminal(self.state)
+        self.seat = -1 if self.over else game.current_player(self.state)
+
+    def play_out(self) -> MatchRecord:
+        """The game played to its end, each agent asked with ``act``; its record."""
+        clock = time.perf_counter
+        while not self.over:
+            player = self.players[self.seat]
+            started = clock()
+            action = player.act(self.game, self.state)
+            self.play(action, clock() - started)
+        return self.record()
+
+    def record(self) -> MatchRecord:
+        """The finished game's record; each agent is told the outcome (``observe_outcome``)."""
+        game, state = self.game, self.state
+        for seat, agent in enumerate(self.players):
+            observe = getattr(agent, "observe_outcome", None)
+            if observe is not None:
+                observe(game, state, seat)
+        returns = tuple(float(r) for r in game.returns(state))
+        thinking, counts = self.thinking, self.counts
+        return MatchRecord(
+            agents=tuple(_spec(agent) for agent in self.players),
+            returns=returns,
+            winner=_winner(returns),
+            num_moves=len(self.moves),
+            first_player=self.first_player,
+            moves_per_seat=tuple(counts),
+            seconds_per_move=tuple(t / n if n else 0.0 for t, n in zip(thinking, counts, strict=True)),
+            moves=tuple(self.moves) if self.record_moves else (),
+            truncated=game.is_truncated(state),
+            move_seconds=tuple(self.times) if self.record_times else (),
+            opening=self.opening,
+            move_infos=tuple(self.infos) if self.record_times else (),
+        )
 
 
 def play_games(game: Game, agent_a: str | Agent, agent_b: str | Agent, n: int, seed: int | None = None) -> MatchSummary:

@@ -47,7 +47,10 @@ class TournamentSettings:
 
     ``specs`` are agent spec strings or agent objects (a list is kept as a tuple);
     ``game_params`` is copied. ``openings`` and ``opening_plies`` are as asked (``None``: the
-    game's default); the plies the tournament plays with are ``Tournament.opening_plies``."""
+    game's default); the plies the tournament plays with are ``Tournament.opening_plies``.
+    ``batch_games``: how many games of a pairing an agent that acts in batches (``BatchAgent``,
+    e.g. ``alphazero:search=batched``) plays together, one search for all of them (1: each game
+    on its own); the games are the same either way."""
 
     game_name: str
     specs: tuple[str | Agent, ...]
@@ -64,6 +67,7 @@ class TournamentSettings:
     save_games: int = 0
     openings: str = "auto"
     opening_plies: int | None = None
+    batch_games: int = 64
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "specs", tuple(self.specs))

@@ -26,7 +26,7 @@ from typing import Any
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent, parse_spec
 from boardgym.config import progress_bar
-from boardgym.evaluate.backends import BACKENDS, play_local, play_on_ray
+from boardgym.evaluate.backends import BACKENDS, acts_in_batches, play_local, play_on_ray
 from boardgym.evaluate.openings import OPENING_MODES, default_plies, is_deterministic
 from boardgym.evaluate.results import (
     RESULTS_FILE,
@@ -77,6 +77,7 @@ def run_tournament(
     save_games: int = 0,
     openings: str = "auto",
     opening_plies: int | None = None,
+    batch_games: int = 64,
 ) -> Tournament:
     """Play the tournament and return it with every game (sorted by index). See
     ``schedule.py`` for the schedule and openings and ``results.py`` for the files;
@@ -95,7 +96,13 @@ def run_tournament(
 
     ``openings`` (``auto``, ``on``, ``off``) and ``opening_plies`` (default: the game's
     ``openings.default_plies``): the opening suite, see ``schedule.py``. On ``resume`` the
-    suite of the run being resumed is kept."""
+    suite of the run being resumed is kept.
+
+    ``batch_games`` (default 64; 1: off): the games of a pairing where an agent acts in batches
+    (``boardgym.agents.base.BatchAgent``: ``alphazero:search=batched``) are played that many at
+    a time in step, the agent searching all the positions where it is on move in one call (one
+    network call a simulation for all of them). The schedule, seeds and openings are the same,
+    and so are the games (up to the float rounding of a network in a larger batch)."""
     settings = TournamentSettings(
         game_name,
         tuple(specs),
@@ -112,6 +119,7 @@ def run_tournament(
         save_games=save_games,
         openings=openings,
         opening_plies=opening_plies,
+        batch_games=batch_games,
     )
     return run_tournament_with(settings, out_dir, resume=resume)
 
@@ -126,7 +134,7 @@ def run_tournament_with(
     appended to ``results.jsonl`` as it finishes. ``out_dir`` may be the ``RunFolder`` of a
     default name (``RunFolder.named``), which takes the next free name when it opens if
     another run took it in the meantime (two evaluates started in the same second)."""
-    game = _check(settings)
+    game, batching = _check(settings)
     resumed = (out_dir.path if isinstance(out_dir, RunFolder) else out_dir) if resume else None
     plies = _opening_plies(game, settings, resumed)
     tournament = Tournament(
@@ -141,7 +149,7 @@ def run_tournament_with(
     )
 
     if out_dir is None:
-        return _play(tournament, settings, game, None)
+        return _play(tournament, settings, game, None, batching=batching)
     # The one writer of the folder until the tournament ends: a second evaluate (or a --resume)
     # on the same run name is refused instead of writing results.jsonl twice, and a finished
     # tournament is never overwritten without --resume.
@@ -149,12 +157,13 @@ def run_tournament_with(
     with run_folder.open(resume=resume, holds=SETTINGS_FILE, what="tournament") as folder:
         tournament.games = previous_games(folder.path, tournament, resume)
         write_settings(folder.path, tournament)
-        return _play(tournament, settings, game, folder.path, kept=folder.keep)
+        return _play(tournament, settings, game, folder.path, kept=folder.keep, batching=batching)
 
 
-def _check(settings: TournamentSettings) -> Game:
-    """The game the settings name, once every setting is known to be playable; the first one
-    that is not raises a ``BoardgymError`` that names it and says what to do."""
+def _check(settings: TournamentSettings) -> tuple[Game, frozenset[int]]:
+    """The game the settings name, once every setting is known to be playable, and the agents
+    (by position) that act in batches; the first setting that is not playable raises a
+    ``BoardgymError`` that names it and says what to do."""
     backend, address, game_name, specs = settings.backend, settings.address, settings.game_name, settings.specs
     if backend not in BACKENDS:
         raise BoardgymError(f"unknown backend {backend!r}; known backends: {', '.join(BACKENDS)}")
@@ -178,12 +187,17 @@ def _check(settings: TournamentSettings) -> Game:
         )
     if settings.opening_plies is not None and settings.opening_plies < 0:
         raise BoardgymError(f"opening plies {settings.opening_plies} must be 0 or more, e.g. --opening-plies 4")
-    for spec in specs:  # fail here, with the bad spec named, rather than in a worker
-        if isinstance(spec, str):
-            if parse_spec(spec)[0] == "human":
-                raise BoardgymError("the human agent cannot sit in a tournament; play it with `boardgym play`")
-            make_agent(spec, game, seed=settings.seed)
-    return game
+    if settings.batch_games < 1:
+        raise BoardgymError(
+            f"batch_games={settings.batch_games} must be at least 1 (1: every game on its own), e.g. --batch-games 64"
+        )
+    batching = set()
+    for i, spec in enumerate(specs):  # fail here, with the bad spec named, rather than in a worker
+        if isinstance(spec, str) and parse_spec(spec)[0] == "human":
+            raise BoardgymError("the human agent cannot sit in a tournament; play it with `boardgym play`")
+        if acts_in_batches(make_agent(spec, game, seed=settings.seed)):
+            batching.add(i)
+    return game, frozenset(batching)
 
 
 def _opening_plies(game: Game, settings: TournamentSettings, resumed: Path | str | None) -> int:
@@ -223,16 +237,18 @@ def _play(
     game: Game,
     folder: Path | None,
     kept: Callable[[], None] | None = None,
+    batching: frozenset[int] = frozenset(),
 ) -> Tournament:
     """The fixtures the tournament still owes, played on the backend asked for; each new game
     goes into the tournament and, with a folder, into its results file as it finishes;
     ``kept`` is called once a game is in the file (the run folder keeps it whatever error
-    follows, for ``--resume``)."""
+    follows, for ``--resume``); ``batching``: the agents that act in batches (``backends``)."""
     done = {played.index for played in tournament.games}
     todo = [fixture for fixture in tournament.schedule(game) if fixture.index not in done]
     bar = _progress_bar(len(done) + len(todo), len(done), tournament.game, settings.progress)
     results = ResultsLog(folder, game, settings.save_games, settings.record_moves) if folder is not None else None
-    plays = play_on_ray(settings, todo) if settings.backend == "ray" else play_local(settings, todo)
+    play = play_on_ray if settings.backend == "ray" else play_local
+    plays = play(settings, todo, batching)
     try:
         for played in plays:
             if played.index in done:  # a chunk played twice (a retried task): keep the first copy

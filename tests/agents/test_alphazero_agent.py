@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, resolve_device, save_network
 from boardgym.agents.alphazero.network import build_network
+from boardgym.agents.base import BatchAgent
 from boardgym.checkpoints import save_checkpoint
 from boardgym.types import BoardgymError
 
@@ -147,3 +149,81 @@ def test_symmetries_average_the_network_over_the_images(tmp_path: Path, name: st
     assert np.all(priors[0][~legal] == 0) and abs(priors[0].sum() - 1) < 1e-5
     agent = make_agent(f"alphazero:checkpoint={_checkpoint(tmp_path, game)},simulations=8,symmetries=true", game)
     assert agent.act(game, state) in game.legal_actions(state)
+
+
+def row_by_row(evaluator):
+    """``evaluator`` (a ``BatchEvaluator``) called on one position at a time: the same numbers
+    for a position whatever else is in the batch (a network's float rounding differs, about
+    1e-7, with the size of the batch it computes)."""
+
+    def evaluate(planes: torch.Tensor, legal: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        rows = [evaluator(planes[k : k + 1], legal[k : k + 1]) for k in range(len(planes))]
+        return torch.cat([p for p, _ in rows]), torch.cat([v for _, v in rows])
+
+    return evaluate
+
+
+def _positions(game, count: int, seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        state = game.initial_state()
+        for _ in range(int(rng.integers(5))):
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        if not game.is_terminal(state):
+            positions.append(state)
+    return positions
+
+
+def test_a_states_batched_search_does_not_depend_on_the_rest_of_the_batch() -> None:
+    game = make_game("tictactoe")
+    agent = make_agent("alphazero:pretrained=true,search=batched,simulations=24", game, seed=0)
+    search = agent.batched_search
+    search.evaluator = row_by_row(search.evaluator)  # cache on, as the agent keeps it
+    positions = _positions(game, 10, seed=4)
+    positions += positions[:3]  # a position twice in one call: evaluated once
+    rules = search.rules
+    together = search.search(rules.from_scalar_states(positions))
+    fresh = make_agent("alphazero:pretrained=true,search=batched,simulations=24", game, seed=0).batched_search
+    fresh.evaluator = row_by_row(fresh.evaluator)
+    for k, state in enumerate(positions):  # alone, in a search whose cache is empty, then warm
+        alone = fresh.search(rules.from_scalar_states([state]))
+        assert torch.equal(alone.visits[0], together.visits[k]) and torch.equal(alone.q[0], together.q[k])
+        assert int(alone.action[0]) == int(together.action[k])
+    # with the network's own batches: the same moves here, values within its rounding
+    plain = make_agent("alphazero:pretrained=true,search=batched,simulations=24", game, seed=0).batched_search
+    batch = plain.search(rules.from_scalar_states(positions))
+    for k, state in enumerate(positions):
+        alone = plain.search(rules.from_scalar_states([state]))
+        assert int(alone.action[0]) == int(batch.action[k])
+        assert float(alone.value[0]) == pytest.approx(float(batch.value[k]), abs=1e-4)
+
+
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_act_batch_makes_each_players_own_move(temperature: float) -> None:
+    game = make_game("tictactoe")
+    spec = f"alphazero:pretrained=true,search=batched,simulations=16,temperature={temperature}"
+    leader = make_agent(spec, game, seed=0)
+    assert isinstance(leader, BatchAgent) and leader.acts_in_batches
+    leader.batched_search.evaluator = row_by_row(leader.batched_search.evaluator)
+    players = [leader, *(leader.fork() for _ in range(5))]
+    assert {p.batch_key for p in players} == {leader.batch_key}
+    positions = _positions(game, 6, seed=7)
+    for seed, player in enumerate(players):
+        player.reset(seed=seed)
+    moves = [leader.act_batch(game, positions, players) for _ in range(3)]  # draws advance per player
+    for seed, state in enumerate(positions):
+        alone = make_agent(spec, game, seed=0)
+        alone.batched_search.evaluator = row_by_row(alone.batched_search.evaluator)
+        alone.reset(seed=seed)
+        assert [alone.act(game, state) for _ in range(3)] == [step[seed] for step in moves]
+        assert alone.last_info["visits"] == players[seed].last_info["visits"]
+        assert alone.moves_played == players[seed].moves_played == 3
+    assert leader.act_batch(game, [], []) == []
+    with pytest.raises(BoardgymError, match="2 states for 1 players"):
+        leader.act_batch(game, positions[:2], players[:1])
+    tree = make_agent("alphazero:pretrained=true,simulations=8", game, seed=0)
+    assert not tree.acts_in_batches  # the tree search moves game by game
+    assert tree.act_batch(game, positions[:2], [tree, tree.fork()]) == [
+        make_agent("alphazero:pretrained=true,simulations=8", game, seed=0).act(game, s) for s in positions[:2]
+    ]

@@ -65,6 +65,7 @@ def test_resume_extends_and_a_taken_name_is_refused(tmp_path, capsys):
         (["tictactoe", "--agents", "random", "human"], "human agent cannot"),
         (["tictactoe", "--agents", "random"], "at least two agents"),
         (["nim", "-p", "rows=3", "--agents", "random", "random"], "unknown parameter"),
+        (["tictactoe", "--agents", "random", "random", "--batch-games", "0"], "--batch-games"),
     ],
 )
 def test_user_errors_are_one_clear_line(args, message, capsys, tmp_path):

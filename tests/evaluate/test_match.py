@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from boardgym import make_agent, make_game
-from boardgym.evaluate.match import DRAW, MatchRecord, game_seed, play_games, play_match
+from boardgym.evaluate.match import DRAW, Match, MatchRecord, game_seed, play_games, play_lockstep, play_match
 from boardgym.types import BoardgymError
 
 
@@ -104,3 +104,49 @@ def test_draw_constant_and_seed_derivation():
     assert DRAW not in (0, 1)
     assert game_seed(None, 3, 0) is None
     assert game_seed(1, 0, 0) != game_seed(1, 0, 1) != game_seed(1, 1, 1)
+
+
+class CountingBatcher:
+    """Lowest legal move for a whole batch at once: a ``BatchAgent`` that counts its calls."""
+
+    spec = "batcher"
+    acts_in_batches = True
+    batch_key = "batcher"
+    calls: list[int] = []
+
+    def __init__(self, wrong: bool = False) -> None:
+        self.wrong = wrong
+
+    def act(self, game, state):
+        return game.legal_actions(state)[0]
+
+    def reset(self, seed=None):
+        pass
+
+    def fork(self):
+        return CountingBatcher(self.wrong)
+
+    def act_batch(self, game, states, players):
+        CountingBatcher.calls.append(len(states))
+        moves = [game.legal_actions(state)[0] for state in states]
+        return moves[:-1] if self.wrong else moves
+
+
+def test_lockstep_plays_the_games_play_match_plays_and_batches_the_batch_agents_moves():
+    game = make_game("tictactoe")
+    CountingBatcher.calls = []
+    seats = [(0, 1) if k % 2 == 0 else (1, 0) for k in range(6)]
+    matches = []
+    for k, order in enumerate(seats):
+        agents = [CountingBatcher(), make_agent("random", game)]
+        matches.append(Match(game, [agents[i] for i in order], seed=3, index=k, opening=(4,) if k < 2 else ()))
+    records = dict(play_lockstep(game, matches))
+    assert sorted(records) == list(range(6))
+    for k, order in enumerate(seats):
+        agents = [FirstLegalAgent(), "random"]
+        alone = play_match(game, [agents[i] for i in order], seed=3, index=k, opening=(4,) if k < 2 else ())
+        assert records[k].moves == alone.moves and records[k].returns == alone.returns
+    batcher_moves = sum(records[k].moves_per_seat[order.index(0)] for k, order in enumerate(seats))
+    assert sum(CountingBatcher.calls) == batcher_moves and max(CountingBatcher.calls) > 1
+    with pytest.raises(BoardgymError, match="returned 1 moves for 2 games"):
+        dict(play_lockstep(game, [Match(game, [CountingBatcher(wrong=True), "random"], seed=0) for _ in range(2)]))

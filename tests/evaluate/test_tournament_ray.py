@@ -187,3 +187,12 @@ def test_a_dead_raylet_ends_evaluate_with_one_sentence_on_how_to_resume(
         "command and --run-name r --resume"
     )
     assert (folder / RESULTS_FILE).read_text().count("\n") >= 1
+
+
+def test_a_batched_agent_on_ray_plays_the_local_games(ray_local, tmp_path: Path) -> None:
+    specs = ["alphazero:pretrained=true,search=batched,simulations=8", "random"]
+    local = run_tournament("tictactoe", specs, 8, workers=1, seed=5, progress=False, batch_games=1)
+    on_ray = run_tournament(
+        "tictactoe", specs, 8, seed=5, out_dir=tmp_path, progress=False, backend="ray", workers=2, batch_games=8
+    )
+    assert by_index(on_ray) == by_index(local)

@@ -10,8 +10,10 @@ alone (the legal move of highest prior).
 
 from __future__ import annotations
 
+import copy
 import math
 import time
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ import torch
 from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator, NetworkEvaluator
 from boardgym.agents.alphazero.pretrained import pretrained_file, to_float32
-from boardgym.agents.base import BaseAgent
+from boardgym.agents.base import Agent, BaseAgent
 from boardgym.agents.batched_search import BatchedMCTS
 from boardgym.agents.mcts import MCTS
 from boardgym.batch import batched
@@ -50,7 +52,8 @@ class AlphaZeroAgent(BaseAgent):
     Quixo); false, the default: the position alone, as self-play evaluates it), ``search``
     (``tree``, the default: ``MCTS``; ``batched``: the tensor search of
     ``boardgym.agents.batched_search`` over the game's batched rules on ``device``, nothing
-    reused between moves, no cache), ``gumbel`` (with ``search=batched``: Gumbel AlphaZero's
+    reused between moves; ``act_batch`` searches many games' positions in one call, as
+    ``boardgym evaluate`` does with ``--batch-games``), ``gumbel`` (with ``search=batched``: Gumbel AlphaZero's
     root, its deterministic choice: sequential halving without the Gumbel sample).
     """
 
@@ -137,25 +140,68 @@ class AlphaZeroAgent(BaseAgent):
 
     def _act_batched(self, state: Any) -> Action:
         """One move of the batched search (a batch of one position)."""
+        return self.act_batch(self.game, [state], [self])[0]
+
+    @property
+    def acts_in_batches(self) -> bool:
+        """True with ``search=batched`` (and simulations): ``act_batch`` searches every state
+        given in one ``BatchedMCTS`` call (``boardgym.agents.base.BatchAgent``)."""
+        return self.batched_search is not None and self.simulations > 0
+
+    @property
+    def batch_key(self) -> Hashable:
+        return id(self.batched_search)
+
+    def fork(self) -> AlphaZeroAgent:
+        """A player for another game that shares this one's network, caches and search, with
+        a generator and move count of its own (reset it for its game); for ``act_batch``."""
+        other = copy.copy(self)
+        other.rng = copy.deepcopy(self.rng)  # reset per game, as any agent
+        other.moves_played = 0
+        other.last_info = {}
+        other.tree = copy.copy(self.tree)  # the tree search's own tree (search=tree keeps it between moves)
+        other.tree.reset()
+        other.tree.reseed(other.rng)
+        return other
+
+    def act_batch(self, game: Game, states: Sequence[Any], players: Sequence[Agent]) -> list[Action]:
+        """``players[k]``'s move in ``states[k]`` (this agent and its forks), every state
+        searched in one call of the batched search: one network call a simulation for all. A
+        state's search does not depend on the others (its tree is its own row; only the
+        network's float rounding in a larger batch differs, about 1e-7 of a value). Each
+        player's generator draws its temperature's sample, as ``act`` does."""
+        if len(states) != len(players):
+            raise BoardgymError(f"act_batch got {len(states)} states for {len(players)} players; give one each")
+        if not states:
+            return []
+        if not self.acts_in_batches:
+            return [player.act(game, state) for player, state in zip(players, states, strict=True)]
         search = self.batched_search
         assert search is not None
         started = time.perf_counter()
-        found = search.search(search.rules.from_scalar_states([state]), self.rng, gumbel_noise=False)
-        sampling = self.temperature_moves == 0 or self.moves_played < self.temperature_moves
-        if sampling and self.temperature > 0 and not search.gumbel:
-            weights = found.visits[0].double().cpu().numpy() ** (1.0 / self.temperature)
-            action = int(self.rng.choice(len(weights), p=weights / weights.sum()))
-        else:
-            action = int(found.action[0])
-        visits = found.visits[0].cpu().tolist()
-        self.last_info = {
-            "visits": {a: int(n) for a, n in enumerate(visits) if n > 0},
-            "value": float(found.value[0]),
-            "simulations": search.simulations,
-            "seconds": time.perf_counter() - started,
-        }
-        self.moves_played += 1
-        return action
+        found = search.search(search.rules.from_scalar_states(list(states)), self.rng, gumbel_noise=False)
+        seconds = (time.perf_counter() - started) / len(states)
+        visits_all, chosen, values = found.visits.cpu(), found.action.cpu().tolist(), found.value.cpu().tolist()
+        actions: list[Action] = []
+        for k, player in enumerate(players):
+            if not isinstance(player, AlphaZeroAgent):
+                raise BoardgymError(f"act_batch of {self.spec!r} was handed {player!r}; give it its own forks only")
+            sampling = player.temperature_moves == 0 or player.moves_played < player.temperature_moves
+            if sampling and player.temperature > 0 and not search.gumbel:
+                weights = visits_all[k].double().numpy() ** (1.0 / player.temperature)
+                action = int(player.rng.choice(len(weights), p=weights / weights.sum()))
+            else:
+                action = int(chosen[k])
+            visits = visits_all[k].tolist()
+            player.last_info = {
+                "visits": {a: int(n) for a, n in enumerate(visits) if n > 0},
+                "value": float(values[k]),
+                "simulations": search.simulations,
+                "seconds": seconds,
+            }
+            player.moves_played += 1
+            actions.append(action)
+        return actions
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
