@@ -76,7 +76,7 @@ def test_one_batched_ray_actor_plays_the_iteration_and_resumes(ray_local, in_tmp
     the iteration's games; the run folder, tags and --resume are the local run's."""
     batched = {**TINY, "search": "batched"}
     on_ray = train(Config(**batched, run_name="ray-batched", backend="ray", actors=1))
-    assert "train/network_batch" in tags(on_ray.parent)
+    assert "perf/network_batch" in tags(on_ray.parent)
     assert json.loads((on_ray.parent / "config.json").read_text())["search"] == "batched"
     resumed = train(
         Config(**{**batched, "iterations": 2}, run_name="ray-batched", backend="ray", actors=1, resume=True)
