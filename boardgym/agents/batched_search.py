@@ -181,7 +181,7 @@ class BatchedMCTS:
         edge_n = torch.zeros((batch * nodes, actions), dtype=dtype, device=device)
         edge_w = torch.zeros_like(edge_n)
         prior = torch.zeros_like(edge_n)
-        legal = torch.zeros((batch * nodes, actions), dtype=torch.bool, device=device)
+        illegal = torch.ones((batch * nodes, actions), dtype=torch.bool, device=device)
         node_n = torch.zeros(batch * nodes, dtype=dtype, device=device)
         player = torch.zeros(batch * nodes, dtype=torch.long, device=device)
         terminal = torch.zeros(batch * nodes, dtype=torch.bool, device=device)
@@ -194,7 +194,7 @@ class BatchedMCTS:
         everyone = torch.ones(batch, dtype=torch.bool, device=device)
         root_priors, root_value = self._evaluate(roots, root_legal, everyone)
         root_priors = _normalised(root_priors.to(dtype), root_legal)
-        legal[base] = root_legal
+        illegal[base] = ~root_legal
         player[base] = roots.current_player
         root_logits = torch.log(root_priors.clamp_min(torch.finfo(dtype).tiny)).masked_fill(~root_legal, -math.inf)
         if self.dirichlet_alpha is not None and not self.gumbel:
@@ -206,6 +206,7 @@ class BatchedMCTS:
             gumbel = torch.as_tensor(draws, device=device).to(dtype)
         legal_count = root_legal.sum(1).clamp(max=self.considered)
         c_puct, fpu = self.c_puct, self.fpu
+        children_flat = children.view(-1)
 
         for simulation in range(self.simulations):
             node = base.clone()
@@ -214,7 +215,7 @@ class BatchedMCTS:
             leaf_parent, leaf_action = base.clone(), torch.zeros(batch, dtype=torch.long, device=device)
             new = torch.zeros(batch, dtype=torch.bool, device=device)
             for depth in range(deepest + 1):  # one level of all B trees a step
-                n, w, p = edge_n[node], edge_w[node], prior[node]
+                n, w, p = edge_n.index_select(0, node), edge_w.index_select(0, node), prior.index_select(0, node)
                 if depth == 0 and self.gumbel:
                     q = self._completed_q(n, w, p, root_value.to(dtype), root_legal)
                     target = self._schedule[legal_count, simulation]
@@ -222,19 +223,19 @@ class BatchedMCTS:
                     action = score.masked_fill(~root_legal | (n != target.unsqueeze(1)), -math.inf).argmax(1)
                 else:
                     q = torch.where(n > 0, w / n.clamp_min(1), fpu)
-                    total = node_n[node]
+                    total = node_n.index_select(0, node)
                     scale = torch.where(total > 0, c_puct * total.sqrt(), c_puct).unsqueeze(1)
                     score = q + scale * p / (1.0 + n)
-                    action = score.masked_fill(~legal[node], -math.inf).argmax(1)
+                    action = score.masked_fill_(illegal.index_select(0, node), -math.inf).argmax(1)
                 path.append((node, action, active))
-                child = children[node, action]
+                child = children_flat.index_select(0, node * actions + action)
                 stop_new = active & (child < 0)
                 leaf_parent = torch.where(stop_new, node, leaf_parent)
                 leaf_action = torch.where(stop_new, action, leaf_action)
                 new = new | stop_new
                 moved = active & (child >= 0)
                 node = torch.where(moved, child, node)
-                active = moved & ~terminal[node]
+                active = moved & ~terminal.index_select(0, node)
                 if early_exit and not bool(active.any()):
                     break
             # the new leaves: one step of the rules from their parents, one evaluator call
@@ -256,20 +257,24 @@ class BatchedMCTS:
             terminal_value[index] = rules_value
             depth_of[index] = depth_of[leaf_parent] + 1
             deepest = max(deepest, int((depth_of[index] * new).max()))  # the one wait a simulation
-            legal[index] = leaf_legal
+            illegal[index] = ~leaf_legal
             prior[index] = _normalised(priors.to(dtype), leaf_legal)
             slot = leaf_parent * actions + leaf_action
             children.view(-1)[slot] = torch.where(new, index, children.view(-1)[slot])
             # the value to back up, for the player on move at the leaf
             value = torch.where(new, new_value, terminal_value[node])
             by = torch.where(new, leaf_player, player[node])
-            for step_node, step_action, step_active in path:
-                weight = step_active.to(dtype)
-                signed = torch.where(player[step_node] == by, value, -value) * weight
-                flat = step_node * actions + step_action
-                edge_n.view(-1).index_add_(0, flat, weight)
-                edge_w.view(-1).index_add_(0, flat, signed)
-                node_n.index_add_(0, step_node, weight)
+            # every level of the walk at once: [levels * B] (a walk visits a node once, and a
+            # finished walk's levels add exact zeros)
+            step_node = torch.cat([level[0] for level in path])
+            step_action = torch.cat([level[1] for level in path])
+            weight = torch.cat([level[2] for level in path]).to(dtype)
+            level_value = value.repeat(len(path))
+            signed = torch.where(player.index_select(0, step_node) == by.repeat(len(path)), level_value, -level_value)
+            flat = step_node * actions + step_action
+            edge_n.view(-1).index_add_(0, flat, weight)
+            edge_w.view(-1).index_add_(0, flat, signed * weight)
+            node_n.index_add_(0, step_node, weight)
 
         visits, wins = edge_n[base], edge_w[base]
         q = torch.where(visits > 0, wins / visits.clamp_min(1), 0.0)

@@ -16,6 +16,7 @@ softmax, so their probability is exactly zero in float32.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import torch
@@ -114,6 +115,30 @@ def build_network(game: Game, *, blocks: int = 4, channels: int = 64, value_hidd
     return AlphaZeroNet(
         game.observation_shape, game.num_actions, blocks=blocks, channels=channels, value_hidden=value_hidden
     )
+
+
+def folded_for_inference(network: AlphaZeroNet) -> AlphaZeroNet:
+    """A copy of ``network`` for inference only, each batch normalisation folded into the
+    convolution before it (its running statistics and affine weights become the convolution's
+    weights and bias; ``torch.nn.utils.fusion.fuse_conv_bn_eval``): the same answers to
+    float rounding (about 1e-7), one operation fewer per convolution. The copy does not follow
+    later changes to ``network``'s weights; make a new one after training."""
+    from torch.nn.utils.fusion import fuse_conv_bn_eval
+
+    folded = copy.deepcopy(network).eval()
+    for block in folded.tower:
+        assert isinstance(block, ResidualBlock)
+        block.conv1 = fuse_conv_bn_eval(block.conv1, block.bn1)
+        block.conv2 = fuse_conv_bn_eval(block.conv2, block.bn2)
+        block.bn1 = block.bn2 = nn.Identity()  # type: ignore[assignment]
+    for head in (folded.stem, folded.policy_head, folded.value_head):
+        conv, norm = head[0], head[1]
+        assert isinstance(conv, nn.Conv2d) and isinstance(norm, nn.BatchNorm2d)
+        head[0] = fuse_conv_bn_eval(conv, norm)
+        head[1] = nn.Identity()
+    for parameter in folded.parameters():
+        parameter.requires_grad_(False)
+    return folded
 
 
 def masked_log_policy(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.agents.alphazero.network import AlphaZeroNet, folded_for_inference
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
 from boardgym.agents.batched_search import BatchedMCTS, sample_actions
 from boardgym.batch import batched
@@ -58,6 +58,8 @@ def play_batched_games(
     network's device (see the module doc). ``timed``: measure the time spent in the network
     (``SelfPlayResult.network_seconds``; on CUDA every call then waits for its result)."""
     device = next(network.parameters()).device
+    if device.type == "cpu":  # batch normalisation folded into the convolutions: fewer small ops a call
+        network = folded_for_inference(network)
     rules = rules_for(game, device)
     evaluator = NetworkBatchEvaluator(network, amp=amp, timed=timed)
     alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha

@@ -76,8 +76,8 @@ class Config(RunConfig):
         "tree",
         "self-play search: tree (a Python MCTS tree per game, its network calls cached; best on CPUs) or batched "
         "(every game as tensors on --device, one network call per simulation for all: for GPUs; games with batched "
-        "rules only; --workers auto is then 1 process, --workers N splits the games over N batched processes on "
-        "--worker-device)",
+        "rules only; --workers N splits the games over N batched processes on --worker-device; --workers auto is one "
+        "batched process per CPU core, or 1 process when --device is CUDA)",
         choices=SEARCHES,
     )
     gumbel: bool = option(

@@ -1,8 +1,9 @@
 """The AlphaZero training loop: ``train(config)`` and ``main(argv)`` (``boardgym train alphazero``).
 
 Each iteration: ``games_per_iteration`` self-play games (``selfplay``, or in worker processes,
-``workers``, or Ray actors, ``ray_actors``; with ``--search batched`` all of them as tensors on
-``--device`` in this process, ``batched_selfplay``, or in one batched search per Ray actor); their positions, with the game's symmetries, into
+``workers``, or Ray actors, ``ray_actors``; with ``--search batched`` as tensors, ``batched_selfplay``:
+one batched search per worker process or Ray actor, or all the games on ``--device`` in this process
+when there is one worker, as ``--workers auto`` has on CUDA); their positions, with the game's symmetries, into
 the replay buffer (``buffer``); ``train_steps`` minibatches of policy cross-entropy + value
 squared error at the rates of ``scheduled_rates``; every ``eval_every`` iterations a
 measurement against fixed opponents and against the network of the previous measurement (an
@@ -59,10 +60,10 @@ from boardgym.types import BoardgymError
 def train(config: Config) -> Path:
     """Run the training described by ``config``; returns the final checkpoint's path."""
     _check(config)
-    workers = resolve_workers(config.workers)
-    if config.search == "batched" and str(config.workers).strip().lower() == "auto":
-        workers = 1  # one process drives every game on --device; --workers N asks for N batched processes
     device = resolve_device(config.device, "--device")
+    workers = resolve_workers(config.workers)
+    if config.search == "batched" and str(config.workers).strip().lower() == "auto" and device.type == "cuda":
+        workers = 1  # one process feeds the GPU every game; on a CPU, one batched process per core
     amp = config.amp and device.type == "cuda"
     run = TrainingRun(
         config,

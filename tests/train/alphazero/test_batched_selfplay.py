@@ -15,7 +15,7 @@ from boardgym.agents.alphazero.agent import AlphaZeroAgent
 from boardgym.agents.alphazero.network import build_network
 from boardgym.checkpoints import load_checkpoint
 from boardgym.evaluate.match import play_games
-from boardgym.train.alphazero import Config, main, train
+from boardgym.train.alphazero import Config, main, resolve_workers, train
 from boardgym.train.alphazero.batched_selfplay import play_batched_games
 from boardgym.train.alphazero.selfplay import SelfPlaySettings
 from boardgym.types import BoardgymError
@@ -100,12 +100,12 @@ def test_train_with_batched_search_writes_a_run_and_resumes(in_tmp: Path) -> Non
 
 
 def test_batched_search_in_worker_processes(in_tmp: Path) -> None:
-    """--workers auto is one process with --search batched; --workers 2 splits the games over
-    two processes, each a batched search."""
+    """--workers auto with --search batched on a CPU is one batched process per core, as the tree
+    search's; --workers 2 splits the games over two processes, each a batched search."""
     import json
 
-    one = train(Config(**{**TINY, "workers": "auto", "run_name": "auto", "eval_every": 0}))
-    assert json.loads((one.parent / "config.json").read_text())["workers_used"] == 1
+    one = train(Config(**{**TINY, "workers": "auto", "device": "cpu", "run_name": "auto", "eval_every": 0}))
+    assert json.loads((one.parent / "config.json").read_text())["workers_used"] == resolve_workers("auto")
     two = train(Config(**{**TINY, "workers": 2, "run_name": "two", "eval_every": 0}))
     assert json.loads((two.parent / "config.json").read_text())["workers_used"] == 2
     assert load_checkpoint(two)["step"] == 1

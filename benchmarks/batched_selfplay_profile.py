@@ -1,0 +1,65 @@
+"""Where one batched self-play process spends its time on a CPU: a cProfile of the batched
+self-play of one worker's share of Connect Four games, each part's cumulative time.
+
+    python benchmarks/batched_selfplay_profile.py BLOCKS CHANNELS SIMULATIONS GAMES
+    python benchmarks/batched_selfplay_profile.py 3 48 48 24    # the README's settings, 2 workers
+    python benchmarks/batched_selfplay_profile.py 5 64 200 16   # 200 simulations, 5 x 64, 2 workers
+
+A random network of that size, 1 torch thread (as in a worker process), the trainer's other
+self-play settings; the profiler itself slows the Python parts, so the network's share is a
+little lower here than the bench's ``in the network`` column.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import pstats
+import sys
+
+import numpy as np
+import torch
+
+from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.games import make_game
+from boardgym.train.alphazero.batched_selfplay import play_batched_games
+from boardgym.train.alphazero.selfplay import SelfPlaySettings
+
+
+def main(argv: list[str]) -> None:
+    blocks, channels, simulations, games = (int(word) for word in argv)
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    game = make_game("connect_four")
+    network = AlphaZeroNet(game.observation_shape, game.num_actions, blocks=blocks, channels=channels).eval()
+    settings = SelfPlaySettings(simulations=simulations)
+    play_batched_games(game, network, 4, parallel=4, settings=settings, rng=np.random.default_rng(0))  # warm-up
+    profile = cProfile.Profile()
+    profile.enable()
+    played = play_batched_games(game, network, games, parallel=games, settings=settings, rng=np.random.default_rng(1))
+    profile.disable()
+    cumulative: dict[tuple[str, str], float] = {}
+    for (file, _, function), (_, _, _, seconds, _) in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+        cumulative[file, function] = cumulative.get((file, function), 0.0) + seconds
+
+    def part(path: str, function: str) -> float:
+        return sum(seconds for (file, name), seconds in cumulative.items() if file.endswith(path) and name == function)
+
+    total = part("alphazero/batched_selfplay.py", "play_batched_games")
+    parts = {
+        "network (NetworkBatchEvaluator.__call__)": part("alphazero/network_leaf.py", "__call__"),
+        "rules: step": part("batch/core.py", "step"),
+        "rules: legal moves": part("batch/connect_four.py", "legal_mask"),
+        "observation planes": part("batch/core.py", "observation"),
+        "evaluation cache look-up": part("agents/batched_search.py", "_from_cache"),
+        "normalising priors": part("agents/batched_search.py", "_normalised"),
+    }
+    search = part("agents/batched_search.py", "search")
+    parts["walk, backup, node writes (the rest of the search)"] = search - sum(parts.values())
+    parts["self-play outside the search (moves, records)"] = total - search
+    for name, seconds in parts.items():
+        print(f"{name:52s} {seconds:6.2f} s {seconds / total:6.1%}")
+    print(f"{'total':52s} {total:6.2f} s, {len(played.positions)} positions")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
