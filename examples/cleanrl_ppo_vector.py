@@ -28,7 +28,6 @@ training loop (rollouts and updates), the model's path and that command.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,7 @@ import boardgym  # noqa: F401  (registers the gym ids)
 from boardgym import make_game
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.torch_policy import save_policy
-from boardgym.evaluate.measure import Measured, measure
+from boardgym.evaluate.measure import Measured, measure, report
 from boardgym.game import Game
 from boardgym.games import gym_id
 
@@ -202,18 +201,7 @@ def main(argv: list[str] | None = None) -> dict[str, float | str]:
     envs.close()
     after = measured()
     save_policy(path, game, [net.trunk[0], net.trunk[2], net.logits], activation="ReLU", framework="cleanrl")
-    print(f"model: {path} (play it: boardgym play {args.game} --opponent {spec})")
-    print(f"against random: {after.describe()}")
-    print(f"the same games, ranked by boardgym: {after.command}")
-    results = {
-        "win_rate_before": before.win_rate,
-        "win_rate_after": after.win_rate,
-        "env_steps_per_second": T * N * args.updates / seconds,
-        "model": str(path),
-        "evaluate": after.command,
-    }
-    print(json.dumps(results))
-    return results
+    return report(args.game, path, before, after, play=spec, env_steps_per_second=T * N * args.updates / seconds)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ as JSON: the win rate before and after training, the model's path and that comma
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import zlib
 from pathlib import Path
@@ -36,7 +35,7 @@ from ray.tune.registry import register_env
 
 from boardgym import make_game
 from boardgym.envs.rllib import BoardgymMultiAgentEnv, MaskedRandomRLModule, RLModuleAgent, save_module
-from boardgym.evaluate.measure import Measured, measure
+from boardgym.evaluate.measure import Measured, measure, report
 
 
 def learner_seat(agent_id: str, episode, **kwargs) -> str:
@@ -95,17 +94,7 @@ def main(argv: list[str] | None = None) -> dict[str, float | str]:
     finally:
         algo.stop()
         ray.shutdown()
-    print(f"model: {path} (play it: boardgym play {args.game} --opponent {spec})")
-    print(f"against random: {after.describe()}")
-    print(f"the same games, ranked by boardgym: {after.command}")
-    results = {
-        "win_rate_before": before.win_rate,
-        "win_rate_after": after.win_rate,
-        "model": str(path),
-        "evaluate": after.command,
-    }
-    print(json.dumps(results))
-    return results
+    return report(args.game, path, before, after, play=spec)
 
 
 if __name__ == "__main__":

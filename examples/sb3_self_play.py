@@ -15,7 +15,6 @@ seats alternated, evaluate's opening suite), is the last line, as JSON, after th
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from sb3_contrib import MaskablePPO
 import boardgym  # noqa: F401  (registers the gym ids)
 from boardgym import make_agent, make_game
 from boardgym.agents.base import Agent, BaseAgent
-from boardgym.evaluate.measure import measure
+from boardgym.evaluate.measure import measure, report
 from boardgym.game import Game
 from boardgym.games import GAMES
 
@@ -75,16 +74,7 @@ def main(argv: list[str] | None = None) -> dict[str, float | str]:
         opponent.policy = make_agent(f"ppo:checkpoint={path},deterministic=false", game, seed=args.seed + index)
         print(f"round {index}: the opponent is now {path.name}")
     after = measure(args.game, f"ppo:checkpoint={path}", "random", args.eval_games, args.seed)
-    print(f"against random: {after.describe()}")
-    print(f"the same games, ranked by boardgym: {after.command}")
-    results = {
-        "win_rate_before": before.win_rate,
-        "win_rate_after": after.win_rate,
-        "model": str(path),
-        "evaluate": after.command,
-    }
-    print(json.dumps(results))
-    return results
+    return report(args.game, path, before, after)
 
 
 if __name__ == "__main__":

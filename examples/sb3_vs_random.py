@@ -16,7 +16,6 @@ gives the same win rate; the win rates before and after training are the last li
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import gymnasium as gym
@@ -24,7 +23,7 @@ from sb3_contrib import MaskablePPO
 
 import boardgym  # noqa: F401  (registers the gym ids)
 from boardgym import make_game
-from boardgym.evaluate.measure import Measured, measure
+from boardgym.evaluate.measure import Measured, measure, report
 from boardgym.games import GAMES
 
 
@@ -51,17 +50,7 @@ def main(argv: list[str] | None = None) -> dict[str, float | str]:
     before = measured()
     model.learn(args.timesteps)
     after = measured()
-    print(f"model: {path} (play it: boardgym play {args.game} --opponent ppo:checkpoint={path})")
-    print(f"against random: {after.describe()}")
-    print(f"the same games, ranked by boardgym: {after.command}")
-    results = {
-        "win_rate_before": before.win_rate,
-        "win_rate_after": after.win_rate,
-        "model": str(path),
-        "evaluate": after.command,
-    }
-    print(json.dumps(results))
-    return results
+    return report(args.game, path, before, after, play=f"ppo:checkpoint={path}")
 
 
 if __name__ == "__main__":

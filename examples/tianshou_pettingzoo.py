@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ from tianshou.utils.net.common import Net
 
 from boardgym import make_game
 from boardgym.agents.base import BaseAgent
-from boardgym.evaluate.measure import measure
+from boardgym.evaluate.measure import measure, report
 from boardgym.game import Game
 
 
@@ -137,17 +136,7 @@ def main(argv: list[str] | None = None) -> dict[str, float | str]:
     after = measure(args.game, QAgent(game, net), "random", args.eval_games, args.seed, spec=spec)
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(learner.policy.state_dict(), path)
-    print(f"model: {path} (play it: boardgym play {args.game} --opponent {spec})")
-    print(f"against random: {after.describe()}")
-    print(f"the same games, ranked by boardgym: {after.command}")
-    results = {
-        "win_rate_before": before.win_rate,
-        "win_rate_after": after.win_rate,
-        "model": str(path),
-        "evaluate": after.command,
-    }
-    print(json.dumps(results))
-    return results
+    return report(args.game, path, before, after, play=spec)
 
 
 if __name__ == "__main__":

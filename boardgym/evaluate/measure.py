@@ -6,13 +6,17 @@ A script that trains a model measures it with ``measure(game, agent, opponent, g
 the same tournament: the same schedule, seats alternated, the same seeds and the same opening
 suite (``openings.py``: on by default when either agent plays the same moves whatever its seed,
 so that a deterministic model is not measured on one game replayed), so they give the same win
-rate; ``Measured.describe()`` says which openings it was measured on.
+rate; ``Measured.describe()`` says which openings it was measured on. ``report`` prints what
+every example prints at its end: the model's win rate, the command that ranks it and the
+results as one JSON line.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from boardgym.agents.base import Agent
@@ -118,3 +122,33 @@ def evaluate_command(
     if openings != "auto":
         words += ["--openings", openings]
     return shlex.join(words)
+
+
+def report(
+    game: str,
+    path: Path | str,
+    before: Measured,
+    after: Measured,
+    *,
+    play: str | None = None,
+    opponent: str = "random",
+    **extra: float,
+) -> dict[str, float | str]:
+    """Print the figures of a model trained on ``game`` as the examples do and return them:
+    where it is saved and how to play it (``play``: its agent spec, when given), its win rate against
+    ``opponent`` after training, the ``boardgym evaluate`` command that ranks it, then the
+    results (win rates before and after, ``extra`` figures, the model and the command) as one
+    JSON line, the last line printed."""
+    if play is not None:
+        print(f"model: {path} (play it: boardgym play {game} --opponent {play})")
+    print(f"against {opponent}: {after.describe()}")
+    print(f"the same games, ranked by boardgym: {after.command}")
+    results: dict[str, float | str] = {
+        "win_rate_before": before.win_rate,
+        "win_rate_after": after.win_rate,
+        **extra,
+        "model": str(path),
+        "evaluate": after.command,
+    }
+    print(json.dumps(results))
+    return results

@@ -34,4 +34,6 @@ def test_every_example_in_the_table_saves_and_prints_its_command() -> None:
     assert examples == {path.name for path in (ROOT / "examples").glob("*.py")}
     for name in examples:
         text = (ROOT / "examples" / name).read_text()
-        assert "the same games, ranked by boardgym:" in text and '"evaluate":' in text, name
+        assert "report(args.game, path, before, after" in text, name  # measure.report prints the command
+    report = (ROOT / "boardgym" / "evaluate" / "measure.py").read_text()
+    assert "the same games, ranked by boardgym:" in report and '"evaluate":' in report

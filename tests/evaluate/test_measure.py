@@ -11,7 +11,7 @@ import pytest
 
 from boardgym import make_agent, make_game
 from boardgym.cli import main
-from boardgym.evaluate.measure import measure
+from boardgym.evaluate.measure import measure, report
 from boardgym.types import BoardgymError
 
 
@@ -39,3 +39,18 @@ def test_random_against_random_starts_at_the_start_and_an_object_needs_its_spec(
     assert result.opening_plies == 0 and "from the start" in result.describe()
     with pytest.raises(BoardgymError, match="spec="):
         measure("tictactoe", make_agent("random", make_game("tictactoe")), "random", 10)
+
+
+def test_report_prints_the_model_its_command_and_the_results_as_the_last_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    before = measure("tictactoe", "random", "random", games=4, seed=0)
+    after = measure("tictactoe", "perfect", "random", games=4, seed=0)
+    results = report("tictactoe", "model.pt", before, after, play="perfect", env_steps_per_second=12.5)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "model: model.pt (play it: boardgym play tictactoe --opponent perfect)"
+    assert lines[1] == f"against random: {after.describe()}"
+    assert lines[2] == f"the same games, ranked by boardgym: {after.command}"
+    assert json.loads(lines[-1]) == results
+    assert list(results) == ["win_rate_before", "win_rate_after", "env_steps_per_second", "model", "evaluate"]
+    assert results["win_rate_after"] == after.win_rate and results["evaluate"] == after.command
