@@ -6,14 +6,17 @@ first-play value, with Dirichlet noise at the root) for every game of a batched 
 (``boardgym.batch``), or with ``gumbel=True`` Gumbel AlphaZero's root (Danihelka et al., "Policy
 improvement by planning with Gumbel", ICLR 2022: Gumbel-top-k sampling of the root's actions,
 sequential halving of the budget among them, and the completed-Q policy target), PUCT below
-the root. The shape follows mctx: every tree is a row of tensors ``[B, nodes, A]`` (edge visits
-and summed values, priors, legal moves, children) and ``[B, nodes]`` (the player on move, whether
-the node is over and its value then), each node's batched-rules state kept beside it; node
-``s + 1`` is the one simulation ``s`` adds. A simulation walks down all B trees together, one
-level per step (a Python loop over the depth, never over games or nodes), steps the rules once
-for the B new leaves, calls the evaluator once for them all, and backs their values up level by
-level. Terminal leaves take the rules' rewards, not the evaluator's value. Nothing is reused
-between searches. Everything stays on the rules' device (CPU or CUDA)::
+the root. The shape follows mctx: every tree is a row of tensors ``[B, nodes, planes, A]`` (edge
+visits and summed values, priors, and what the walk reads: mean values, ``1 + visits``, the
+legal moves as 0 or -inf and the node's exploration scale), ``[B, nodes, A]`` (children) and
+``[B, nodes]`` (the player on move, the value of a finished game), each node's batched-rules
+state kept beside it; node ``s + 1`` is the one simulation ``s`` adds. A simulation walks down
+all B trees together, one level per step (a Python loop over the depth, never over games or
+nodes; a level is one read of each game's node and a handful of operations), steps the rules
+once for the B new leaves, calls the evaluator once for them all, and backs their values up
+along every level at once. Terminal leaves take the rules' rewards, not the evaluator's value.
+Nothing is reused between searches. Everything stays on the rules' device (CPU or CUDA), in
+inference mode::
 
     rules = batched("connect_four", device="cuda")
     search = BatchedMCTS(rules, NetworkBatchEvaluator(network), simulations=200)  # alphazero.network_leaf
@@ -37,6 +40,14 @@ import torch
 
 from boardgym.batch.core import BatchedGame
 from boardgym.types import BoardgymError
+
+_N, _W, _P, _Q, _D, _X, _S = range(7)
+"""The planes of a node's edge statistics ``[planes, A]``: visits, summed values, priors, mean
+values (``fpu`` while unvisited), ``1 + visits``, 0 on legal moves and -inf on the others, and
+the node's exploration scale ``c_puct * sqrt(visits of the node)`` (``c_puct`` while unvisited)
+in every column. The backup keeps the derived ones up to date, so that a level of the walk is
+one read of a block per game and a few operations on it."""
+_PLANES = 7
 
 
 class BatchEvaluator(Protocol):
@@ -168,6 +179,11 @@ class BatchedMCTS:
         """Search every position of ``roots`` (a batched state; none may be over). ``rng`` draws
         the Dirichlet noise and the Gumbel samples (``gumbel_noise=False``: no Gumbel sample,
         the deterministic choice a player makes)."""
+        with torch.inference_mode():  # no autograd bookkeeping on the many small operations
+            found = self._search(roots, rng, gumbel_noise)
+        return SearchResult(*(value.clone() for value in found))  # tensors a caller may change in place
+
+    def _search(self, roots: Any, rng: np.random.Generator | None, gumbel_noise: bool) -> SearchResult:
         rules, device, dtype = self.rules, self.device, self.dtype
         batch, actions, nodes = len(roots.current_player), rules.num_actions, self.simulations + 1
         over = roots.terminated | roots.truncated
@@ -177,14 +193,20 @@ class BatchedMCTS:
         base = rows * nodes  # flat index of each game's node 0
         store = {name: _empty_like_rows(value, batch * nodes) for name, value in zip(roots._fields, roots, strict=True)}
         _write(store, roots, base)
+        c_puct, fpu = self.c_puct, self.fpu
+        # every node's edge statistics in one block [planes, A] (module doc: _N ... _S), so that
+        # a level of the walk reads one block per game
+        fresh = torch.zeros((batch, _PLANES, actions), dtype=dtype, device=device)
+        fresh[:, _Q], fresh[:, _D], fresh[:, _S] = fpu, 1.0, c_puct
+        edges = fresh.new_zeros((batch * nodes, _PLANES, actions))
+        edges.view(batch, nodes, _PLANES, actions)[:] = fresh.unsqueeze(1)
+        edges_flat = edges.view(-1)
+        block = _PLANES * actions
+        # children: the node an edge leads to; -1 none yet, -2 - k a finished game at node k
         children = torch.full((batch * nodes, actions), -1, dtype=torch.long, device=device)
-        edge_n = torch.zeros((batch * nodes, actions), dtype=dtype, device=device)
-        edge_w = torch.zeros_like(edge_n)
-        prior = torch.zeros_like(edge_n)
-        illegal = torch.ones((batch * nodes, actions), dtype=torch.bool, device=device)
+        children_flat = children.view(-1)
         node_n = torch.zeros(batch * nodes, dtype=dtype, device=device)
         player = torch.zeros(batch * nodes, dtype=torch.long, device=device)
-        terminal = torch.zeros(batch * nodes, dtype=torch.bool, device=device)
         terminal_value = torch.zeros(batch * nodes, dtype=dtype, device=device)
         depth_of = torch.zeros(batch * nodes, dtype=torch.long, device=device)
         deepest = 0  # the deepest node of any tree: a walk makes at most deepest + 1 choices
@@ -194,94 +216,93 @@ class BatchedMCTS:
         everyone = torch.ones(batch, dtype=torch.bool, device=device)
         root_priors, root_value = self._evaluate(roots, root_legal, everyone)
         root_priors = _normalised(root_priors.to(dtype), root_legal)
-        illegal[base] = ~root_legal
         player[base] = roots.current_player
         root_logits = torch.log(root_priors.clamp_min(torch.finfo(dtype).tiny)).masked_fill(~root_legal, -math.inf)
         if self.dirichlet_alpha is not None and not self.gumbel:
             root_priors = self._noisy(root_priors, root_legal, rng)
-        prior[base] = root_priors
+        fresh[:, _P] = root_priors
+        fresh[:, _X] = torch.zeros_like(root_priors).masked_fill_(~root_legal, -math.inf)
+        edges[base] = fresh
         gumbel = torch.zeros((batch, actions), dtype=dtype, device=device)
         if self.gumbel and gumbel_noise:
             draws = (rng or np.random.default_rng()).gumbel(size=(batch, actions))
             gumbel = torch.as_tensor(draws, device=device).to(dtype)
         legal_count = root_legal.sum(1).clamp(max=self.considered)
-        c_puct, fpu = self.c_puct, self.fpu
-        children_flat = children.view(-1)
 
         for simulation in range(self.simulations):
-            node = base.clone()
-            active = torch.ones(batch, dtype=torch.bool, device=device)
-            path: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
-            leaf_parent, leaf_action = base.clone(), torch.zeros(batch, dtype=torch.long, device=device)
-            new = torch.zeros(batch, dtype=torch.bool, device=device)
+            node, active = base, everyone
+            walked: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
             for depth in range(deepest + 1):  # one level of all B trees a step
-                n, w, p = edge_n.index_select(0, node), edge_w.index_select(0, node), prior.index_select(0, node)
+                stats = edges.index_select(0, node)
                 if depth == 0 and self.gumbel:
+                    n, w, p = stats[:, _N], stats[:, _W], stats[:, _P]
                     q = self._completed_q(n, w, p, root_value.to(dtype), root_legal)
                     target = self._schedule[legal_count, simulation]
                     score = gumbel + root_logits + q
                     action = score.masked_fill(~root_legal | (n != target.unsqueeze(1)), -math.inf).argmax(1)
-                else:
-                    q = torch.where(n > 0, w / n.clamp_min(1), fpu)
-                    total = node_n.index_select(0, node)
-                    scale = torch.where(total > 0, c_puct * total.sqrt(), c_puct).unsqueeze(1)
-                    score = q + scale * p / (1.0 + n)
-                    action = score.masked_fill_(illegal.index_select(0, node), -math.inf).argmax(1)
-                path.append((node, action, active))
+                else:  # q + c_puct * sqrt(N) * prior / (1 + n), illegal moves at -inf
+                    score = stats[:, _S] * stats[:, _P] / stats[:, _D] + stats[:, _Q] + stats[:, _X]
+                    action = score.argmax(1)
+                walked.append((node, action, active))
                 child = children_flat.index_select(0, node * actions + action)
-                stop_new = active & (child < 0)
-                leaf_parent = torch.where(stop_new, node, leaf_parent)
-                leaf_action = torch.where(stop_new, action, leaf_action)
-                new = new | stop_new
-                moved = active & (child >= 0)
-                node = torch.where(moved, child, node)
-                active = moved & ~terminal.index_select(0, node)
+                active = active & (child >= 0)
+                node = torch.where(active, child, node)  # a finished walk stays at its last choice
                 if early_exit and not bool(active.any()):
                     break
+            # every level of the walk at once: [levels * B] (a walk visits a node once; the
+            # levels after its end repeat its last node with weight 0)
+            levels = len(walked)
+            step_node = torch.cat([level[0] for level in walked])
+            step_action = torch.cat([level[1] for level in walked])
+            step_active = torch.cat([level[2] for level in walked])
+            # the walk's last choice: from node `node`, the move of its last active level
+            last = (step_active.view(levels, batch).sum(0) - 1) * batch + rows
+            leaf_action = step_action.index_select(0, last)
+            slot = node * actions + leaf_action
+            child = children_flat.index_select(0, slot)
+            new = child == -1
+            known = torch.where(new, 0, -2 - child)  # the finished game a walk ended on, if any
             # the new leaves: one step of the rules from their parents, one evaluator call
-            parents = _read(store, roots, leaf_parent)
-            after = rules.step(parents, leaf_action)
+            after = rules.step(_read(store, roots, node), leaf_action)
             index = base + simulation + 1
             leaf_over = after.terminated | after.truncated
             leaf_player = after.current_player
             leaf_legal = rules.legal_mask(after)
-            evaluate = new & ~leaf_over
-            priors, values = self._evaluate(after, leaf_legal, evaluate)
+            priors, values = self._evaluate(after, leaf_legal, new & ~leaf_over)
             rules_value = after.rewards.gather(1, leaf_player.unsqueeze(1)).squeeze(1).to(dtype)
-            new_value = torch.where(leaf_over, rules_value, values.to(dtype))
-            # write the new nodes (a game whose walk ended on a known terminal node writes its
-            # unused slot: nothing points there)
+            # write the new nodes (a walk that ended on a finished game writes its unused slot:
+            # nothing points there)
             _write(store, after, index)
             player[index] = leaf_player
-            terminal[index] = leaf_over
             terminal_value[index] = rules_value
-            depth_of[index] = depth_of[leaf_parent] + 1
+            depth_of[index] = depth_of[node] + 1
             deepest = max(deepest, int((depth_of[index] * new).max()))  # the one wait a simulation
-            illegal[index] = ~leaf_legal
-            prior[index] = _normalised(priors.to(dtype), leaf_legal)
-            slot = leaf_parent * actions + leaf_action
-            children.view(-1)[slot] = torch.where(new, index, children.view(-1)[slot])
+            fresh[:, _P] = _normalised(priors.to(dtype), leaf_legal)
+            fresh[:, _X] = torch.zeros_like(fresh[:, _X]).masked_fill_(~leaf_legal, -math.inf)
+            edges.index_copy_(0, index, fresh)
+            children_flat[slot] = torch.where(new, torch.where(leaf_over, -2 - index, index), child)
             # the value to back up, for the player on move at the leaf
-            value = torch.where(new, new_value, terminal_value[node])
-            by = torch.where(new, leaf_player, player[node])
-            # every level of the walk at once: [levels * B] (a walk visits a node once, and a
-            # finished walk's levels add exact zeros)
-            step_node = torch.cat([level[0] for level in path])
-            step_action = torch.cat([level[1] for level in path])
-            weight = torch.cat([level[2] for level in path]).to(dtype)
-            level_value = value.repeat(len(path))
-            signed = torch.where(player.index_select(0, step_node) == by.repeat(len(path)), level_value, -level_value)
-            flat = step_node * actions + step_action
-            edge_n.view(-1).index_add_(0, flat, weight)
-            edge_w.view(-1).index_add_(0, flat, signed * weight)
+            value = torch.where(new, torch.where(leaf_over, rules_value, values.to(dtype)), terminal_value[known])
+            by = torch.where(new, leaf_player, player[known])
+            weight = step_active.to(dtype)
+            level_value = value.repeat(levels)
+            signed = torch.where(player.index_select(0, step_node) == by.repeat(levels), level_value, -level_value)
+            flat = step_node * block + step_action
+            edges_flat.index_add_(0, flat, weight)  # _N
+            edges_flat.index_add_(0, flat + _W * actions, signed * weight)
+            edges_flat.index_add_(0, flat + _D * actions, weight)
+            n, w = edges_flat.index_select(0, flat), edges_flat.index_select(0, flat + _W * actions)
+            edges_flat[flat + _Q * actions] = torch.where(n > 0, w / n.clamp_min(1), fpu)
             node_n.index_add_(0, step_node, weight)
+            scale = c_puct * node_n.index_select(0, step_node).sqrt()  # every walked node was visited
+            edges.select(1, _S).index_copy_(0, step_node, scale.unsqueeze(1).expand(-1, actions))
 
-        visits, wins = edge_n[base], edge_w[base]
+        visits, wins = edges[base, _N], edges[base, _W]
         q = torch.where(visits > 0, wins / visits.clamp_min(1), 0.0)
         total = visits.sum(1)
         value = torch.where(total > 0, wins.sum(1) / total.clamp_min(1), root_value.to(dtype))
         if self.gumbel:
-            completed = self._completed_q(visits, wins, prior[base], root_value.to(dtype), root_legal)
+            completed = self._completed_q(visits, wins, edges[base, _P], root_value.to(dtype), root_legal)
             policy = torch.softmax((root_logits + completed).masked_fill(~root_legal, -math.inf), dim=1)
             most = visits.masked_fill(~root_legal, -1).amax(1, keepdim=True)
             score = (gumbel + root_logits + completed).masked_fill(~root_legal | (visits != most), -math.inf)
