@@ -171,6 +171,9 @@ class BatchedMCTS:
         self.early_exit = self.device.type == "cpu"
         """Whether a walk stops as soon as every game reached its leaf: a look at the batch,
         cheap on a CPU, a wait on a GPU (which walks on, the finished games masked)."""
+        self.depth_reader: DepthReader = DepthReader() if self.device.type == "cpu" else LaggedDepthReader()
+        """How the walk learns its length, the deepest tree's depth (``DepthReader``: read at
+        once; on a GPU ``LaggedDepthReader``: copied back without waiting)."""
         self.evaluations = 0  # leaves sent to the evaluator, roots included
         self.calls = 0
 
@@ -209,7 +212,9 @@ class BatchedMCTS:
         player = torch.zeros(batch * nodes, dtype=torch.long, device=device)
         terminal_value = torch.zeros(batch * nodes, dtype=dtype, device=device)
         depth_of = torch.zeros(batch * nodes, dtype=torch.long, device=device)
-        deepest = 0  # the deepest node of any tree: a walk makes at most deepest + 1 choices
+        deepest = torch.zeros((), dtype=torch.long, device=device)  # of any tree's node
+        reader = self.depth_reader
+        reader.start()
         early_exit = self.early_exit
 
         root_legal = rules.legal_mask(roots)
@@ -232,7 +237,7 @@ class BatchedMCTS:
         for simulation in range(self.simulations):
             node, active = base, everyone
             walked: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
-            for depth in range(deepest + 1):  # one level of all B trees a step
+            for depth in range(reader.bound(simulation) + 1):  # one level of all B trees a step
                 stats = edges.index_select(0, node)
                 if depth == 0 and self.gumbel:
                     n, w, p = stats[:, _N], stats[:, _W], stats[:, _P]
@@ -276,7 +281,8 @@ class BatchedMCTS:
             player[index] = leaf_player
             terminal_value[index] = rules_value
             depth_of[index] = depth_of[node] + 1
-            deepest = max(deepest, int((depth_of[index] * new).max()))  # the one wait a simulation
+            deepest = torch.maximum(deepest, (depth_of[index] * new).max())
+            reader.push(deepest, simulation)
             fresh[:, _P] = _normalised(priors.to(dtype), leaf_legal)
             fresh[:, _X] = torch.zeros_like(fresh[:, _X]).masked_fill_(~leaf_legal, -math.inf)
             edges.index_copy_(0, index, fresh)
@@ -411,6 +417,65 @@ class BatchedMCTS:
         return (self.c_visit + most) * self.c_scale * rescaled.masked_fill(~legal, 0.0)
 
 
+class DepthReader:
+    """The bound of the walk's length: the deepest node's depth, read after every simulation
+    (``int()``: on a CPU the value is there; on a GPU the read would wait for all the work
+    queued so far)."""
+
+    def start(self) -> None:
+        """A new search: its trees hold their roots only."""
+        self._deepest = 0
+
+    def push(self, deepest: torch.Tensor, simulation: int) -> None:
+        """``deepest``: the depth of the deepest node once simulation ``simulation`` is done."""
+        self._deepest = int(deepest)
+
+    def bound(self, simulation: int) -> int:
+        """At least the depth of the deepest node before simulation ``simulation``."""
+        return self._deepest
+
+
+class LaggedDepthReader(DepthReader):
+    """``DepthReader`` without the wait, for a GPU: the depth is copied to pinned host memory
+    without blocking and read once its copy has arrived (a CUDA event says so). Until then the
+    bound grows by one a simulation, since a simulation deepens a tree by at most one level:
+    a walk may take a level or two more than it needs (its finished games masked, as always on
+    a GPU), and the GPU never waits for the host within a search."""
+
+    def start(self) -> None:
+        super().start()
+        self._known_at = -1  # the simulation after which the depth read was exact
+        self._pending: tuple[torch.Tensor, Any, int] | None = None
+        self._host: torch.Tensor | None = None
+
+    def push(self, deepest: torch.Tensor, simulation: int) -> None:
+        if self._pending is not None:
+            return  # one copy in flight at a time
+        if self._host is None:
+            self._host = torch.empty((), dtype=torch.long, pin_memory=deepest.device.type == "cuda")
+        self._host.copy_(deepest, non_blocking=True)
+        self._pending = (self._host, self._event(deepest.device), simulation)
+
+    def bound(self, simulation: int) -> int:
+        pending = self._pending
+        if pending is not None and self._arrived(pending[1]):
+            self._deepest, self._known_at = int(pending[0]), pending[2]
+            self._pending = None
+        return self._deepest + (simulation - 1 - self._known_at)
+
+    @staticmethod
+    def _event(device: torch.device) -> Any:
+        if device.type != "cuda":
+            return None  # the copy is already done
+        event = torch.cuda.Event()
+        event.record()
+        return event
+
+    def _arrived(self, event: Any) -> bool:
+        """Whether the copy recorded by ``event`` is done (a look, no wait)."""
+        return event is None or bool(event.query())
+
+
 def best_actions(visits: torch.Tensor, q: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
     """``long[B]``: each row's most visited legal action; ties go to the higher mean value, then
     to the lowest action."""
@@ -453,6 +518,8 @@ def _read(store: dict[str, torch.Tensor], like: Any, index: torch.Tensor) -> Any
 __all__: Sequence[str] = (
     "BatchEvaluator",
     "BatchedMCTS",
+    "DepthReader",
+    "LaggedDepthReader",
     "SearchResult",
     "best_actions",
     "considered_visits",

@@ -14,6 +14,8 @@ from boardgym.agents.alphazero.network import build_network
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
 from boardgym.agents.batched_search import (
     BatchedMCTS,
+    DepthReader,
+    LaggedDepthReader,
     best_actions,
     considered_visits,
     sample_actions,
@@ -88,6 +90,62 @@ def test_same_visit_counts_as_mcts(name: str, params: dict[str, Any], simulation
     assert search.calls == simulations + 1  # the roots', then one a simulation
     search.early_exit = False  # as on a GPU: every walk as deep as the deepest tree
     assert torch.equal(search.search(rules.from_scalar_states(positions)).visits, result.visits)
+
+
+class ExactDepthReader(DepthReader):
+    """The CPU's reader, its bounds kept."""
+
+    def start(self) -> None:
+        super().start()
+        self.bounds: list[int] = []
+
+    def bound(self, simulation: int) -> int:
+        self.bounds.append(super().bound(simulation))
+        return self.bounds[-1]
+
+
+class SlowDepthReader(LaggedDepthReader):
+    """A lagged reader whose copies arrive at every third look only, as a busy GPU's might;
+    its bounds kept."""
+
+    looks = 0
+
+    def start(self) -> None:
+        super().start()
+        self.bounds: list[int] = []
+
+    def _arrived(self, event: Any) -> bool:
+        self.looks += 1
+        return self.looks % 3 == 0
+
+    def bound(self, simulation: int) -> int:
+        self.bounds.append(super().bound(simulation))
+        return self.bounds[-1]
+
+
+@pytest.mark.parametrize("gumbel", [False, True])
+def test_a_lagged_depth_only_lengthens_the_walks(gumbel: bool) -> None:
+    game = make_game("connect_four")
+    rules = batched(game)
+    roots = rules.from_scalar_states([game.initial_state(), *random_positions(game, 7, 16, seed=4)])
+    searches = []
+    for reader in (ExactDepthReader(), SlowDepthReader()):
+        search = BatchedMCTS(rules, fixed_evaluation, simulations=80, gumbel=gumbel, dtype=torch.float64)
+        search.early_exit = False  # as on a GPU
+        search.depth_reader = reader
+        searches.append(search.search(roots, rng=np.random.default_rng(1)))
+        if isinstance(reader, ExactDepthReader):
+            exact = reader.bounds
+        else:
+            late = reader.bounds
+    want, got = searches
+    for name, value in zip(want._fields, want, strict=True):
+        assert torch.equal(value, getattr(got, name)), name
+    # the bound ran ahead of the exact depth while a copy was on its way, a few levels at most
+    pairs = list(zip(late, exact, strict=True))
+    assert all(ahead >= true for ahead, true in pairs)
+    assert sum(ahead > true for ahead, true in pairs) > 10
+    assert max(ahead - true for ahead, true in pairs) <= 4  # arrivals 3 looks apart
 
 
 def test_the_cache_changes_nothing_but_the_evaluations() -> None:

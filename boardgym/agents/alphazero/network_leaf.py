@@ -145,8 +145,9 @@ class NetworkEvaluator:
 class NetworkBatchEvaluator:
     """An AlphaZero network as a ``BatchEvaluator``: one forward pass per call, in inference
     mode, float16 autocast on CUDA when ``amp``. ``calls`` and ``positions`` count its work;
-    with ``timed``, ``seconds`` adds up the wall time of the calls (on CUDA each call then
-    waits for its result: for profiles, not for speed)."""
+    with ``timed``, ``seconds`` adds up the time of the calls: their wall time on a CPU, on
+    CUDA the time between two events recorded around each call on its stream (read, with one
+    wait, when ``seconds`` is asked for: no call waits for its result)."""
 
     def __init__(self, network: AlphaZeroNet, *, amp: bool = False, timed: bool = False) -> None:
         self.network = network
@@ -155,7 +156,17 @@ class NetworkBatchEvaluator:
         self.timed = timed
         self.calls = 0
         self.positions = 0
-        self.seconds = 0.0
+        self._seconds = 0.0
+        self._events: list[tuple[Any, Any]] = []  # CUDA: (start, end) of the calls not yet added up
+
+    @property
+    def seconds(self) -> float:
+        """The time spent in the calls so far (``timed`` only; 0 otherwise)."""
+        if self._events:
+            torch.cuda.synchronize(self.device)
+            self._seconds += sum(start.elapsed_time(end) for start, end in self._events) / 1000
+            self._events.clear()
+        return self._seconds
 
     def __call__(self, planes: torch.Tensor, legal: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         network = self.network
@@ -164,14 +175,19 @@ class NetworkBatchEvaluator:
             network.eval()
         self.calls += 1
         self.positions += len(planes)
+        on_cuda = self.timed and self.device.type == "cuda"
+        if on_cuda:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
         started = time.perf_counter() if self.timed else 0.0
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.float16, enabled=self.amp):
             logits, value = network(planes.to(self.device))
             policy = masked_policy(logits, legal.to(self.device))
-        if self.timed:
-            if self.device.type == "cuda":
-                torch.cuda.synchronize(self.device)
-            self.seconds += time.perf_counter() - started
+        if on_cuda:
+            end.record()
+            self._events.append((start, end))
+        elif self.timed:
+            self._seconds += time.perf_counter() - started
         if was_training:
             network.train()
         return policy, value.float()
