@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Batched self-play on one GPU, in one run (docs/pretrained.md, "Training on a GPU"):
 #  1. speed: Connect Four with the shipped 5x64 network, PUCT at 200 simulations and Gumbel's
-#     root at 32, 4,096 games in flight, beside nothing else (the per-process rows are the
-#     CPU's: add --sources local to compare on the same machine);
+#     root at 32, 8,192 games in flight and 16,384 a round (the batch refills as games end,
+#     so the round's last, shrinking moves weigh less), beside nothing else (the per-process
+#     rows are the CPU's: add --sources local to compare on the same machine);
 #  2. strength: MINUTES (default 12) of batched self-play and training from the shipped network,
 #     then the grade at 200 simulations and a 200-game match against the shipped network.
 # Usage: bash benchmarks/batched_selfplay_gpu.sh [speed|train|all] [OUT]   (OUT: the logs; runs/gpu)
@@ -18,13 +19,13 @@ uptime | tee -a "$OUT/gpu.txt"
 
 if [[ $STAGE == speed || $STAGE == all ]]; then
 $BG bench selfplay --games connect_four --pretrained --sources batched gumbel --device cuda \
-  --simulations 200 --gumbel-simulations 32 --games-per-round 4096 --batch-games 4096 --rounds 1 \
+  --simulations 200 --gumbel-simulations 32 --games-per-round 16384 --batch-games 8192 --rounds 1 \
   --train-steps 5 --threads 4 2>&1 | tee "$OUT/bench.txt"
 fi
 [[ $STAGE == train || $STAGE == all ]] || exit 0
 
 $BG train alphazero --game connect_four --run-name batched-gpu --search batched --device cuda \
-  --init pretrained --blocks 5 --channels 64 --simulations 200 --games-per-iteration 4096 \
+  --init pretrained --blocks 5 --channels 64 --simulations 200 --games-per-iteration 8192 \
   --parallel-games 4096 --random-start-moves 16 --temperature-moves 8 --train-steps 400 \
   --batch-size 1024 --buffer-size 400000 --lr 0.0002 --lr-schedule cosine --iterations 1000 \
   --max-minutes "$MINUTES" --eval-every 0 --threads 4 2>&1 | tail -5 | tee "$OUT/train.txt"

@@ -8,18 +8,28 @@ self-play of one worker's share of Connect Four games, each part's cumulative ti
 A random network of that size, 1 torch thread (as in a worker process), the trainer's other
 self-play settings; the profiler itself slows the Python parts, so the network's share is a
 little lower here than the bench's ``in the network`` column.
+
+Last, the tensor operations of one search walked as on a GPU (every walk as deep as the
+deepest tree, the depth read without waiting, no cache), per simulation: on a GPU each is a
+kernel launch, which the host issues whatever the batch.
 """
 
 from __future__ import annotations
 
+import collections
 import cProfile
 import pstats
 import sys
+from typing import Any
 
 import numpy as np
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
-from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.agents.alphazero.network import AlphaZeroNet, folded_for_inference
+from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
+from boardgym.agents.batched_search import BatchedMCTS, LaggedDepthReader
+from boardgym.batch import batched
 from boardgym.games import make_game
 from boardgym.train.alphazero.batched_selfplay import play_batched_games
 from boardgym.train.alphazero.selfplay import SelfPlaySettings
@@ -59,6 +69,43 @@ def main(argv: list[str]) -> None:
     for name, seconds in parts.items():
         print(f"{name:52s} {seconds:6.2f} s {seconds / total:6.1%}")
     print(f"{'total':52s} {total:6.2f} s, {len(played.positions)} positions")
+    print_operations(game, network, simulations, games)
+
+
+VIEWS = {"alias", "detach", "expand", "permute", "reshape", "select", "slice", "squeeze", "t", "transpose"}
+VIEWS |= {"unsqueeze", "view", "_unsafe_view"}
+
+
+class Operations(TorchDispatchMode):
+    """Counts the tensor operations run under it, by name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: collections.Counter[str] = collections.Counter()
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        self.counts[func.overloadpacket.__name__] += 1
+        return func(*args, **(kwargs or {}))
+
+
+def print_operations(game: Any, network: AlphaZeroNet, simulations: int, games: int) -> None:
+    rules = batched(game)
+    evaluator = NetworkBatchEvaluator(folded_for_inference(network))
+    search = BatchedMCTS(rules, evaluator, simulations=simulations, dirichlet_alpha=1.0)
+    search.early_exit, search.depth_reader = False, LaggedDepthReader()
+    rng = np.random.default_rng(0)
+    state = rules.init(games)
+    for _ in range(4):  # past the opening (no game of the batch can be over yet)
+        state = rules.step(state, search.search(state, rng).action)
+    with Operations() as counted:
+        search.search(state, rng)
+    kernels = sum(count for name, count in counted.counts.items() if name not in VIEWS)
+    in_network = sum(counted.counts[name] for name in ("conv2d", "relu", "linear", "tanh", "softmax", "addmm"))
+    levels = counted.counts["argmax"] / simulations  # one choice a level
+    print(
+        f"tensor operations a simulation, walked as on a GPU: {kernels / simulations:.0f}, "
+        f"{in_network / simulations:.0f} of them in the network's layers; {levels:.1f} levels a walk"
+    )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ For each game, in one run and with one network and one set of search settings:
   each a batched search over its half of the games (``batched2``, ``--search batched --workers 2``). Every row says its network calls per second,
   their mean batch, the share of the wall time spent in the network (the rest is the search's
   bookkeeping, the rules and the records) and, on CUDA, the GPU's utilisation sampled from
-  ``nvidia-smi`` while it played (n/a on a CPU).
+  ``nvidia-smi`` while it played (n/a on a CPU). Their warm-up is a batch of games cut after
+  four moves, not a whole round.
 
     boardgym bench selfplay [--games tictactoe connect_four] [--rounds 3]
         [--sources local workers2 ray1 ray2 batched gumbel] [--device cuda --batch-games 4096]
@@ -219,7 +220,7 @@ def _selfplay_speeds(
                 busy: float | None = None
                 if source in ("batched", "gumbel"):
                     with GpuSampler(device) as sampler:
-                        played = _play_batched(source, game, batched_network, settings, args, seed)
+                        played = _play_batched(source, game, batched_network, settings, args, seed, round_ == 0)
                     busy = sampler.mean()
                 elif source == "batched2":
                     batched = dataclasses.replace(settings, search="batched")
@@ -247,9 +248,17 @@ def _selfplay_speeds(
 
 
 def _play_batched(
-    source: str, game: Game, network: AlphaZeroNet, settings: SelfPlaySettings, args: Options, seed: tuple[int, ...]
+    source: str,
+    game: Game,
+    network: AlphaZeroNet,
+    settings: SelfPlaySettings,
+    args: Options,
+    seed: tuple[int, ...],
+    warm_up: bool = False,
 ) -> SelfPlayResult:
-    """One round of the batched search, timed: PUCT (``batched``) or Gumbel's root (``gumbel``)."""
+    """One round of the batched search, timed: PUCT (``batched``) or Gumbel's root (``gumbel``).
+    ``warm_up``: one batch of games cut after a few moves (enough to build the rules' tables
+    and fill the allocator, not a whole round: a round of thousands of games takes minutes)."""
     if source == "gumbel":
         settings = dataclasses.replace(settings, search="batched", gumbel=True, simulations=args.gumbel_simulations)
     else:
@@ -257,6 +266,8 @@ def _play_batched(
     rng = np.random.default_rng(np.random.SeedSequence(list(seed)))
     games = args.games_per_round
     parallel = args.batch_games or games
+    if warm_up:
+        games, settings = parallel, dataclasses.replace(settings, max_moves=4)
     amp = next(network.parameters()).device.type == "cuda"
     return play_batched_games(game, network, games, parallel=parallel, settings=settings, rng=rng, amp=amp, timed=True)
 
