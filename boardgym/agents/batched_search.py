@@ -171,6 +171,9 @@ class BatchedMCTS:
         self.early_exit = self.device.type == "cpu"
         """Whether a walk stops as soon as every game reached its leaf: a look at the batch,
         cheap on a CPU, a wait on a GPU (which walks on, the finished games masked)."""
+        self.evaluate_all = self.device.type != "cpu"
+        """Whether every leaf of a simulation goes to the evaluator, new or not (on a GPU, where
+        picking out the new ones would wait for the GPU), instead of the new ones only."""
         self.depth_reader: DepthReader = DepthReader() if self.device.type == "cpu" else LaggedDepthReader()
         """How the walk learns its length, the deepest tree's depth (``DepthReader``: read at
         once; on a GPU ``LaggedDepthReader``: copied back without waiting)."""
@@ -322,11 +325,11 @@ class BatchedMCTS:
     def _evaluate(
         self, state: Any, legal: torch.Tensor, which: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Priors and values of the positions of ``state`` (those where ``which``, on a CPU,
-        where leaving the others out is cheap; all of them on a GPU, where a look would wait)."""
+        """Priors and values of the positions of ``state``: those where ``which``, or all of
+        them with ``evaluate_all``."""
         planes = self.rules.observation(state, state.current_player)
         self.calls += 1
-        if which is not None and self.device.type == "cpu":
+        if which is not None and not self.evaluate_all:
             priors = torch.zeros(legal.shape, dtype=torch.float32, device=self.device)
             values = torch.zeros(len(legal), dtype=torch.float32, device=self.device)
             if self._cache is not None:

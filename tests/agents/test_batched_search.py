@@ -90,6 +90,8 @@ def test_same_visit_counts_as_mcts(name: str, params: dict[str, Any], simulation
     assert search.calls == simulations + 1  # the roots', then one a simulation
     search.early_exit = False  # as on a GPU: every walk as deep as the deepest tree
     assert torch.equal(search.search(rules.from_scalar_states(positions)).visits, result.visits)
+    search.evaluate_all, search.depth_reader = True, LaggedDepthReader()  # the rest of a GPU's way
+    assert torch.equal(search.search(rules.from_scalar_states(positions)).visits, result.visits)
 
 
 class ExactDepthReader(DepthReader):
@@ -133,6 +135,7 @@ def test_a_lagged_depth_only_lengthens_the_walks(gumbel: bool) -> None:
         search = BatchedMCTS(rules, fixed_evaluation, simulations=80, gumbel=gumbel, dtype=torch.float64)
         search.early_exit = False  # as on a GPU
         search.depth_reader = reader
+        search.evaluate_all = isinstance(reader, SlowDepthReader)  # the GPU's walk, all of it
         searches.append(search.search(roots, rng=np.random.default_rng(1)))
         if isinstance(reader, ExactDepthReader):
             exact = reader.bounds
