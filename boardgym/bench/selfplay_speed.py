@@ -22,8 +22,10 @@ For each game, in one run and with one network and one set of search settings:
   each a batched search over its half of the games (``batched2``, ``--search batched --workers 2``). Every row says its network calls per second,
   their mean batch, the share of the wall time spent in the network (the rest is the search's
   bookkeeping, the rules and the records) and, on CUDA, the GPU's utilisation sampled from
-  ``nvidia-smi`` while it played (n/a on a CPU). Their warm-up is a batch of games cut after
-  four moves, not a whole round.
+  ``nvidia-smi`` while it played (n/a on a CPU). The batched rows in this process keep their
+  games in flight from round to round, as the trainer does in its own process (``--workers 1``,
+  and on CUDA), so a round measures a batch that stays full; their warm-up lasts until half a
+  batch of games has ended.
 
     boardgym bench selfplay [--games tictactoe connect_four] [--rounds 3]
         [--sources local workers2 ray1 ray2 batched gumbel] [--device cuda --batch-games 4096]
@@ -52,7 +54,7 @@ from boardgym.config import option, options_from_argv, seed_option
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.train.alphazero import Config
-from boardgym.train.alphazero.batched_selfplay import play_batched_games
+from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay
 from boardgym.train.alphazero.buffer import ReplayBuffer
 from boardgym.train.alphazero.loop import _train_steps
 from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
@@ -214,13 +216,15 @@ def _selfplay_speeds(
     try:
         for source in args.sources:
             pools[source] = _source(source, game, ray_cpus)
+        kept: dict[str, BatchedSelfPlay] = {}  # the batched rows' games in flight, from round to round
         for round_ in range(args.rounds + 1):  # round 0 warms up
             for source, pool in pools.items():
                 seed = (args.seed, round_)
                 busy: float | None = None
                 if source in ("batched", "gumbel"):
                     with GpuSampler(device) as sampler:
-                        played = _play_batched(source, game, batched_network, settings, args, seed, round_ == 0)
+                        continuing = kept.setdefault(source, BatchedSelfPlay(game))
+                        played = _play_batched(source, continuing, batched_network, settings, args, seed, round_ == 0)
                     busy = sampler.mean()
                 elif source == "batched2":
                     batched = dataclasses.replace(settings, search="batched")
@@ -249,27 +253,27 @@ def _selfplay_speeds(
 
 def _play_batched(
     source: str,
-    game: Game,
+    selfplay: BatchedSelfPlay,
     network: AlphaZeroNet,
     settings: SelfPlaySettings,
     args: Options,
     seed: tuple[int, ...],
     warm_up: bool = False,
 ) -> SelfPlayResult:
-    """One round of the batched search, timed: PUCT (``batched``) or Gumbel's root (``gumbel``).
-    ``warm_up``: one batch of games cut after a few moves (enough to build the rules' tables
-    and fill the allocator, not a whole round: a round of thousands of games takes minutes)."""
+    """One round of the batched search, timed: PUCT (``batched``) or Gumbel's root (``gumbel``),
+    its games in flight kept for the next round as the trainer's own process keeps them
+    (``BatchedSelfPlay.play(keep=True)``), so that a round measures a batch that stays full.
+    ``warm_up``: the first round, until half a batch of games has ended (the games in flight
+    then of every age, as in a run)."""
     if source == "gumbel":
         settings = dataclasses.replace(settings, search="batched", gumbel=True, simulations=args.gumbel_simulations)
     else:
         settings = dataclasses.replace(settings, search="batched")
     rng = np.random.default_rng(np.random.SeedSequence(list(seed)))
-    games = args.games_per_round
-    parallel = args.batch_games or games
-    if warm_up:
-        games, settings = parallel, dataclasses.replace(settings, max_moves=4)
+    parallel = args.batch_games or args.games_per_round
+    games = max(1, parallel // 2) if warm_up else args.games_per_round
     amp = next(network.parameters()).device.type == "cuda"
-    return play_batched_games(game, network, games, parallel=parallel, settings=settings, rng=rng, amp=amp, timed=True)
+    return selfplay.play(network, games, parallel=parallel, settings=settings, rng=rng, amp=amp, timed=True, keep=True)
 
 
 class GpuSampler:

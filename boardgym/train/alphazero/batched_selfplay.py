@@ -12,7 +12,9 @@ result for the player to move, so the replay buffer, its symmetries and the chec
 same as the tree self-play's. Nothing of a search is kept for the next move (the tree self-play
 keeps the chosen subtree); on a CPU the evaluations are cached for the iteration, as the tree
 self-play's are. A finished game's slot starts the next game; when no games are left
-to start, the batch shrinks.
+to start, the batch shrinks (``play_batched_games``), or with ``BatchedSelfPlay.play(keep=True)``
+(the trainer's self-play in its own process) the iteration returns once its games have ended
+and the games still in flight go on in the next iteration, so the batch never shrinks.
 """
 
 from __future__ import annotations
@@ -56,80 +58,129 @@ def play_batched_games(
 ) -> SelfPlayResult:
     """Play ``num_games`` games of ``network`` against itself, ``parallel`` at a time, on the
     network's device (see the module doc). ``timed``: measure the time spent in the network
-    (``SelfPlayResult.network_seconds``; on CUDA every call then waits for its result)."""
-    device = next(network.parameters()).device
-    network = folded_for_inference(network)  # batch norms in the convolutions: fewer operations a call
-    rules = rules_for(game, device)
-    evaluator = NetworkBatchEvaluator(network, amp=amp, timed=timed)
-    alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
-    search = BatchedMCTS(
-        rules,
-        evaluator,
-        simulations=settings.simulations,
-        c_puct=settings.c_puct,
-        dirichlet_alpha=alpha if alpha > 0 and not settings.gumbel else None,
-        dirichlet_fraction=settings.dirichlet_fraction,
-        gumbel=settings.gumbel,
-        considered=settings.considered,
-        cache=CACHE if device.type == "cpu" else 0,
+    (``SelfPlayResult.network_seconds``)."""
+    return BatchedSelfPlay(game).play(
+        network, num_games, parallel=parallel, settings=settings, rng=rng, amp=amp, timed=timed
     )
-    result = SelfPlayResult()
-    started, cpu_started = time.perf_counter(), time.process_time()
-    width = max(1, min(parallel, num_games))
-    state = _starts(rules, game, width, settings, rng)
-    slots = [_Slot() for _ in range(width)]
-    begun = width
-    while slots:
-        found = search.search(state, rng)
-        scalar = rules.to_scalar_states(state)
-        policies = found.policy.float().cpu().numpy()
-        players = state.current_player.tolist()
-        for slot, position, player, policy in zip(slots, scalar, players, policies, strict=True):
-            slot.history.append((position, player, policy))
-        actions = found.action
-        moves = torch.tensor([slot.moves for slot in slots], device=device)
-        if not settings.gumbel and settings.temperature_moves:
-            drawn = moves < settings.temperature_moves
-            if bool(drawn.any()):
-                actions = torch.where(drawn, sample_actions(found.policy, rng), actions)
-        if settings.random_opening_moves:
-            opening = moves < settings.random_opening_moves
-            if bool(opening.any()):
-                uniform = found.legal.to(found.policy.dtype)
-                actions = torch.where(opening, sample_actions(uniform / uniform.sum(1, keepdim=True), rng), actions)
-        state = rules.step(state, actions)
-        result.moves += len(slots)
-        over = (state.terminated | state.truncated).tolist()
-        rewards = state.rewards.tolist()
-        finished: list[int] = []
-        for row, slot in enumerate(slots):
-            slot.moves += 1
-            if over[row] or (settings.max_moves and slot.moves >= settings.max_moves):
-                returns = tuple(rewards[row]) if over[row] else (0.0,) * game.num_players
-                result.outcomes.append(returns)
-                result.positions.extend((position, policy, returns[who]) for position, who, policy in slot.history)
-                result.games += 1
-                finished.append(row)
-        if finished:
-            restart = finished[: max(0, num_games - begun)]
-            begun += len(restart)
-            if restart:
-                fresh = _starts(rules, game, len(restart), settings, rng)
-                state = _put_rows(state, torch.tensor(restart, device=device), fresh)
-                for row in restart:
-                    slots[row] = _Slot()
-            dropped = finished[len(restart) :]
-            if dropped:
-                keep = [row for row in range(len(slots)) if row not in set(dropped)]
-                slots = [slots[row] for row in keep]
-                if keep:
-                    state = _take_rows(state, torch.tensor(keep, device=device))
-    result.network_calls = evaluator.calls
-    result.leaves = evaluator.positions
-    result.network_seconds = evaluator.seconds
-    result.seconds = time.perf_counter() - started
-    result.cpu_seconds = time.process_time() - cpu_started
-    return result
+
+
+class BatchedSelfPlay:
+    """Batched self-play whose games may outlive a call. ``play(..., keep=False)`` plays
+    ``num_games`` games to their end, the batch shrinking once no game is left to start (what
+    ``play_batched_games`` does). ``play(..., keep=True)`` starts a new game in every slot a
+    game leaves, returns once ``num_games`` games (or the few more that ended on the same move)
+    have ended, and keeps the others in flight for the next call: the batch stays full, where a
+    call that waits for its last games spends its final moves on a batch of a few long games.
+    Each call plays every move it makes with the network it is given, also in games begun in an
+    earlier call (as continuous self-play does); the positions of a game go back when it ends.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._state: Any = None
+        self._slots: list[_Slot] = []
+
+    @property
+    def in_flight(self) -> int:
+        """Games begun and not over, kept for the next call."""
+        return len(self._slots)
+
+    def play(
+        self,
+        network: AlphaZeroNet,
+        num_games: int,
+        *,
+        parallel: int,
+        settings: SelfPlaySettings,
+        rng: np.random.Generator,
+        amp: bool = False,
+        timed: bool = False,
+        keep: bool = False,
+    ) -> SelfPlayResult:
+        """Games of ``network`` against itself, ``parallel`` at a time (class doc). ``timed``:
+        measure the time spent in the network (``SelfPlayResult.network_seconds``)."""
+        game = self.game
+        device = next(network.parameters()).device
+        network = folded_for_inference(network)  # batch norms in the convolutions: fewer operations a call
+        rules = rules_for(game, device)
+        evaluator = NetworkBatchEvaluator(network, amp=amp, timed=timed)
+        alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
+        search = BatchedMCTS(
+            rules,
+            evaluator,
+            simulations=settings.simulations,
+            c_puct=settings.c_puct,
+            dirichlet_alpha=alpha if alpha > 0 and not settings.gumbel else None,
+            dirichlet_fraction=settings.dirichlet_fraction,
+            gumbel=settings.gumbel,
+            considered=settings.considered,
+            cache=CACHE if device.type == "cpu" else 0,
+        )
+        result = SelfPlayResult()
+        started, cpu_started = time.perf_counter(), time.process_time()
+        slots, state = self._slots, self._state
+        if slots and state.current_player.device != device:  # the network moved since the last call
+            state = state._replace(**{name: value.to(device) for name, value in zip(state._fields, state, strict=True)})
+        begun = len(slots)
+        width = max(1, parallel if keep else min(parallel, num_games))
+        if len(slots) < width and (keep or begun < num_games):
+            count = width - len(slots) if keep else min(width - len(slots), num_games - begun)
+            fresh = _starts(rules, game, count, settings, rng)
+            state = fresh if not slots else _cat_rows(state, fresh)
+            slots = slots + [_Slot() for _ in range(count)]
+            begun += count
+        while slots and not (keep and result.games >= num_games):
+            found = search.search(state, rng)
+            scalar = rules.to_scalar_states(state)
+            policies = found.policy.float().cpu().numpy()
+            players = state.current_player.tolist()
+            for slot, position, player, policy in zip(slots, scalar, players, policies, strict=True):
+                slot.history.append((position, player, policy))
+            actions = found.action
+            moves = torch.tensor([slot.moves for slot in slots], device=device)
+            if not settings.gumbel and settings.temperature_moves:
+                drawn = moves < settings.temperature_moves
+                if bool(drawn.any()):
+                    actions = torch.where(drawn, sample_actions(found.policy, rng), actions)
+            if settings.random_opening_moves:
+                opening = moves < settings.random_opening_moves
+                if bool(opening.any()):
+                    uniform = found.legal.to(found.policy.dtype)
+                    actions = torch.where(opening, sample_actions(uniform / uniform.sum(1, keepdim=True), rng), actions)
+            state = rules.step(state, actions)
+            over = (state.terminated | state.truncated).tolist()
+            rewards = state.rewards.tolist()
+            finished: list[int] = []
+            for row, slot in enumerate(slots):
+                slot.moves += 1
+                if over[row] or (settings.max_moves and slot.moves >= settings.max_moves):
+                    returns = tuple(rewards[row]) if over[row] else (0.0,) * game.num_players
+                    result.outcomes.append(returns)
+                    result.positions.extend((position, policy, returns[who]) for position, who, policy in slot.history)
+                    result.games += 1
+                    result.moves += slot.moves
+                    finished.append(row)
+            if finished:
+                restart = finished if keep else finished[: max(0, num_games - begun)]
+                begun += len(restart)
+                if restart:
+                    fresh = _starts(rules, game, len(restart), settings, rng)
+                    state = _put_rows(state, torch.tensor(restart, device=device), fresh)
+                    for row in restart:
+                        slots[row] = _Slot()
+                dropped = finished[len(restart) :]
+                if dropped:
+                    keep_rows = [row for row in range(len(slots)) if row not in set(dropped)]
+                    slots = [slots[row] for row in keep_rows]
+                    if keep_rows:
+                        state = _take_rows(state, torch.tensor(keep_rows, device=device))
+        self._slots, self._state = slots, state if slots else None
+        result.network_calls = evaluator.calls
+        result.leaves = evaluator.positions
+        result.network_seconds = evaluator.seconds
+        result.seconds = time.perf_counter() - started
+        result.cpu_seconds = time.process_time() - cpu_started
+        return result
 
 
 CACHE = 1 << 16
@@ -164,6 +215,13 @@ def _put_rows(state: Any, rows: torch.Tensor, fresh: Any) -> Any:
         value[rows] = getattr(fresh, name)
         fields[name] = value
     return state._replace(**fields)
+
+
+def _cat_rows(state: Any, more: Any) -> Any:
+    """The games of ``state``, then those of ``more``."""
+    return state._replace(
+        **{name: torch.cat((value, getattr(more, name))) for name, value in zip(state._fields, state, strict=True)}
+    )
 
 
 def _take_rows(state: Any, rows: torch.Tensor) -> Any:

@@ -3,7 +3,9 @@
 Each iteration: ``games_per_iteration`` self-play games (``selfplay``, or in worker processes,
 ``workers``, or Ray actors, ``ray_actors``; with ``--search batched`` as tensors, ``batched_selfplay``:
 one batched search per worker process or Ray actor, or all the games on ``--device`` in this process
-when there is one worker, as ``--workers auto`` has on CUDA); their positions, with the game's symmetries, into
+when there is one worker, as ``--workers auto`` has on CUDA: then an iteration ends once its games
+have ended and the games in flight go on in the next one, so the batch stays full, see
+``BatchedSelfPlay``); their positions, with the game's symmetries, into
 the replay buffer (``buffer``); ``train_steps`` minibatches of policy cross-entropy + value
 squared error at the rates of ``scheduled_rates``; every ``eval_every`` iterations a
 measurement against fixed opponents and against the network of the previous measurement (an
@@ -28,7 +30,7 @@ from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, maske
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
 from boardgym.game import Game
-from boardgym.train.alphazero.batched_selfplay import play_batched_games
+from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay
 from boardgym.train.alphazero.buffer import ReplayBuffer
 from boardgym.train.alphazero.checkpoints import (
     RESUME_KEYS,
@@ -133,6 +135,7 @@ def train(config: Config) -> Path:
             run.on_close(pool.close)
         start = run.step
         started = time.perf_counter()
+        continuous = BatchedSelfPlay(game)  # in this process, its games go on from one iteration to the next
         while run.step < config.iterations:
             step = run.step + 1
             done = run.step - start
@@ -153,14 +156,14 @@ def train(config: Config) -> Path:
                     seed=(config.seed, step),
                 )
             elif settings.search == "batched":
-                played = play_batched_games(
-                    game,
+                played = continuous.play(
                     network,
                     config.games_per_iteration,
                     parallel=config.parallel_games,
                     settings=settings,
                     rng=rng,
                     amp=amp,
+                    keep=True,
                 )
             else:
                 played = play_selfplay_games(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,10 +14,11 @@ import torch
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent
 from boardgym.agents.alphazero.network import build_network
+from boardgym.agents.batched_search import BatchedMCTS
 from boardgym.checkpoints import load_checkpoint
 from boardgym.evaluate.match import play_games
 from boardgym.train.alphazero import Config, main, resolve_workers, train
-from boardgym.train.alphazero.batched_selfplay import play_batched_games
+from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay, play_batched_games
 from boardgym.train.alphazero.selfplay import SelfPlaySettings
 from boardgym.types import BoardgymError
 
@@ -80,6 +82,53 @@ def test_batched_selfplay_keeps_max_moves_and_random_starts() -> None:
     played = play_batched_games(game, network, 4, parallel=4, settings=settings, rng=np.random.default_rng(0))
     assert played.games == 4 and played.moves == 20
     assert played.outcomes == [(0.0, 0.0)] * 4
+
+
+def replayed_games(game: Any, positions: list[tuple[Any, np.ndarray, float]]) -> list[list[Any]]:
+    """The records cut into games: each starts at the initial position and every next state is
+    one legal move away (a game ends where the next record starts again)."""
+    games: list[list[Any]] = []
+    for state, _, _ in positions:
+        if state == game.initial_state():
+            games.append([state])
+            continue
+        before = games[-1][-1]
+        assert any(game.apply(before, action) == state for action in game.legal_actions(before))
+        games[-1].append(state)
+    return games
+
+
+def test_continuous_selfplay_keeps_its_games_between_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """keep=True: every call returns whole games once num_games have ended, the batch stays
+    full, the games in flight go on in the next call; keep=False with 0 games drains them."""
+    searched: list[int] = []  # the games of every search: the batch, and every move made
+    search = BatchedMCTS.search
+    monkeypatch.setattr(
+        BatchedMCTS,
+        "search",
+        lambda self, roots, *a, **k: searched.append(len(roots.current_player)) or search(self, roots, *a, **k),
+    )
+    game = make_game("tictactoe")
+    torch.manual_seed(0)
+    network = build_network(game, blocks=1, channels=8).eval()
+    settings = SelfPlaySettings(simulations=6, search="batched", temperature_moves=9)
+    selfplay = BatchedSelfPlay(game)
+    rng = np.random.default_rng(3)
+    calls = [selfplay.play(network, 5, parallel=4, settings=settings, rng=rng, keep=True) for _ in range(3)]
+    assert all(call.games >= 5 for call in calls) and selfplay.in_flight == 4
+    assert set(searched) == {4}  # every search of the keep=True calls had a full batch
+    calls.append(selfplay.play(network, 0, parallel=4, settings=settings, rng=rng))
+    assert selfplay.in_flight == 0 and calls[-1].games == 4
+    for call in calls:  # whole games, those begun in an earlier call with their first moves
+        games = replayed_games(game, call.positions)
+        assert len(games) == call.games == len(call.outcomes)
+        assert all(5 <= len(moves) <= 9 for moves in games)
+        assert sum(len(moves) for moves in games) == len(call.positions) == call.moves
+    assert sum(call.moves for call in calls) == sum(searched)  # no move lost between calls
+    later = BatchedSelfPlay(game)  # the same seed gives the same games
+    rng = np.random.default_rng(3)
+    again = later.play(network, 5, parallel=4, settings=settings, rng=rng, keep=True)
+    assert [r for _, _, r in again.positions] == [r for _, _, r in calls[0].positions]
 
 
 def test_train_with_batched_search_writes_a_run_and_resumes(in_tmp: Path) -> None:
