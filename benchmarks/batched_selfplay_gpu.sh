@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Batched self-play on one GPU, in one run (docs/pretrained.md, "Training on a GPU"):
 #  1. speed: Connect Four with the shipped 5x64 network, PUCT at 200 simulations and Gumbel's
-#     root at 32, 8,192 games in flight and 16,384 a round (the batch refills as games end,
-#     so the round's last, shrinking moves weigh less), beside nothing else (the per-process
-#     rows are the CPU's: add --sources local to compare on the same machine);
+#     root at 32, 8,192 games in flight and 16,384 a round (the games in flight kept from
+#     round to round, as the trainer keeps them: the batch stays full), beside nothing else
+#     (the per-process rows are the CPU's: add --sources local to compare on the same machine);
 #  2. strength: MINUTES (default 12) of batched self-play and training from the shipped network,
 #     then the grade at 200 simulations and a 200-game match against the shipped network.
 # Usage: bash benchmarks/batched_selfplay_gpu.sh [speed|train|all] [OUT]   (OUT: the logs; runs/gpu)
@@ -26,7 +26,7 @@ fi
 
 $BG train alphazero --game connect_four --run-name batched-gpu --search batched --device cuda \
   --init pretrained --blocks 5 --channels 64 --simulations 200 --games-per-iteration 8192 \
-  --parallel-games 4096 --random-start-moves 16 --temperature-moves 8 --train-steps 400 \
+  --parallel-games 8192 --random-start-moves 16 --temperature-moves 8 --train-steps 400 \
   --batch-size 1024 --buffer-size 400000 --lr 0.0002 --lr-schedule cosine --iterations 1000 \
   --max-minutes "$MINUTES" --eval-every 0 --threads 4 2>&1 | tail -5 | tee "$OUT/train.txt"
 
