@@ -20,6 +20,7 @@ from boardgym.games.connect_four import (
     COLUMN_MASKS,
     COLUMNS,
     DRAW,
+    FULL_COLUMN_SHIFT,
     HEIGHT,
     LINES,
     ONGOING,
@@ -169,12 +170,19 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
         return (boards[:, :, None, None] >> self.plane_bits).bitwise_and_(1).float()
 
     def to_scalar_states(self, state: ConnectFourBatch) -> list[Any]:
-        states = []
-        for mover, occupied, player in zip(
-            state.mover.tolist(), state.occupied.tolist(), state.current_player.tolist(), strict=True
-        ):
-            black, white = (mover, occupied ^ mover) if player == 0 else (occupied ^ mover, mover)
-            states.append(state_from_stones(black, white, player, _outcome_of(black, white, occupied)))
+        # the scalar state is (the mover's stones, the occupied cells, an info word): the info
+        # word's player and full-column bits for the whole batch at once, as state_from_stones
+        # writes them; a finished game's (rare) is made by state_from_stones itself
+        occupied = state.occupied
+        info = state.current_player.to(torch.int64)
+        for column in range(COLUMNS):
+            info = info | (((occupied >> (HEIGHT * column + ROWS - 1)) & 1) << (column + FULL_COLUMN_SHIFT))
+        states: list[Any] = list(zip(state.mover.tolist(), occupied.tolist(), info.tolist(), strict=True))
+        for row in state.terminated.nonzero().flatten().tolist():
+            mover, board, info_word = states[row]
+            player = info_word & 1
+            black, white = (mover, board ^ mover) if player == 0 else (board ^ mover, mover)
+            states[row] = state_from_stones(black, white, player, _outcome_of(black, white, board))
         return states
 
     def from_scalar_states(self, states: Sequence[Any]) -> ConnectFourBatch:

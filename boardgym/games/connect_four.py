@@ -49,6 +49,9 @@ BOTTOM_MASK = sum(_BOTTOM)
 # ``info`` (see the module docstring): bit 0 player to move, bit 1 won, bit 2 drawn, bits 3-9
 # the full columns.
 _WON, _DRAWN, _OVER, _FULL_SHIFT = 2, 4, 6, 3
+FULL_COLUMN_SHIFT = _FULL_SHIFT
+"""Where a state's info word holds its full columns: bit ``FULL_COLUMN_SHIFT + c`` is set when
+column ``c`` is full (the low bit is the player to move; the batched rules write the word)."""
 _ALL_FULL = ((1 << COLUMNS) - 1) << _FULL_SHIFT
 _INFOS = range(1 << (COLUMNS + _FULL_SHIFT))
 # Per info: the legal columns (a list, copied for the caller), the same as a set (apply's
