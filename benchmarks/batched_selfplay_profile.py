@@ -92,7 +92,7 @@ def print_operations(game: Any, network: AlphaZeroNet, simulations: int, games: 
     rules = batched(game)
     evaluator = NetworkBatchEvaluator(folded_for_inference(network))
     search = BatchedMCTS(rules, evaluator, simulations=simulations, dirichlet_alpha=1.0)
-    search.early_exit, search.depth_reader = False, LaggedDepthReader()
+    search.early_exit, search.depth_reader, search.evaluate_all = False, LaggedDepthReader(), True
     rng = np.random.default_rng(0)
     state = rules.init(games)
     for _ in range(4):  # past the opening (no game of the batch can be over yet)
