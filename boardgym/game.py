@@ -235,6 +235,18 @@ class HasSymmetries(Protocol[S_contra]):
 
 
 @runtime_checkable
+class HasSymmetricStates(Protocol[S]):
+    """The symmetries as images: ``symmetric_states(state)`` is, for each symmetry (the identity
+    first), the image of ``state`` and ``actions`` (an int array: ``actions[a]`` is the image of
+    action ``a``), from which ``boardgym.games.symmetry.augment`` makes ``symmetries``. Where a
+    game offers it, the replay buffer moves the policy and the legal mask with one set of
+    images instead of asking ``symmetries`` twice."""
+
+    @abstractmethod
+    def symmetric_states(self, state: S) -> list[tuple[S, np.ndarray]]: ...
+
+
+@runtime_checkable
 class HasRandomPlayout(Protocol[S_contra]):
     """A fast uniformly random playout, for the rollouts of Monte Carlo tree search.
 

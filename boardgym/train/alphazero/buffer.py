@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.game import Game, HasSymmetries
+from boardgym.game import Game, HasSymmetricStates, HasSymmetries
 from boardgym.types import BoardgymError
 
 
@@ -104,6 +104,14 @@ class ReplayBuffer:
 def augment(game: Game, state: Any, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """``(planes, policy, legal mask)`` for ``state`` and each of its symmetric images."""
     legal = game.legal_mask(state)
+    if _images_make_symmetries(type(game)) and isinstance(game, HasSymmetricStates):  # one set of images
+        player = game.current_player(state)
+        rows = []
+        for image, actions in game.symmetric_states(state):
+            moved, mask = np.empty_like(policy), np.empty(len(legal), dtype=bool)
+            moved[actions], mask[actions] = policy, legal
+            rows.append((np.asarray(game.observation(image, player), dtype=np.float32), moved.astype(np.float32), mask))
+        return rows
     if not isinstance(game, HasSymmetries):
         return [(game.observation(state, game.current_player(state)), policy, legal)]
     images = game.symmetries(state, policy)
@@ -112,3 +120,15 @@ def augment(game: Game, state: Any, policy: np.ndarray) -> list[tuple[np.ndarray
         (np.asarray(planes, dtype=np.float32), np.asarray(sym_policy, dtype=np.float32), np.asarray(sym_mask) > 0.5)
         for (planes, sym_policy), (_, sym_mask) in zip(images, masks, strict=True)
     ]
+
+
+def _images_make_symmetries(kind: type) -> bool:
+    """Whether ``kind``'s ``symmetries`` are those its ``symmetric_states`` make: both defined,
+    ``symmetric_states`` in the class that defines ``symmetries`` or a subclass of it (a subclass
+    that overrides ``symmetries`` alone keeps its own)."""
+
+    def defined_in(name: str) -> type | None:
+        return next((owner for owner in kind.__mro__ if name in vars(owner)), None)
+
+    symmetries, images = defined_in("symmetries"), defined_in("symmetric_states")
+    return symmetries is not None and images is not None and issubclass(images, symmetries)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -81,3 +84,39 @@ def test_symmetric_copies_move_policy_and_mask_with_the_board() -> None:
     assert mirrored_policy[1] == 1.0  # b1 is its own mirror
     assert not mirrored_legal[2] and not mirrored_legal[4] and mirrored_legal[0]
     assert buffer.value[:2].tolist() == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("name", ["connect_four", "hex", "quarto", "quixo", "rastros", "tictactoe"])
+def test_one_set_of_images_gives_what_two_symmetries_calls_give(name: str) -> None:
+    """Where a game's symmetries are made from its symmetric_states, the buffer moves the policy
+    and the legal mask with one set of images: the same rows as asking symmetries twice (a
+    subclass that overrides symmetries, even with the same answer, takes that way)."""
+    game = make_game(name)
+    kind = type(game)
+    asked = copy.copy(game)
+    asked.__class__ = type(
+        f"Asked{kind.__name__}", (kind,), {"symmetries": lambda self, s, p: kind.symmetries(self, s, p)}
+    )
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        state = game.initial_state()
+        for _ in range(int(rng.integers(0, 8))):
+            legal = game.legal_actions(state)
+            state = game.apply(state, legal[int(rng.integers(len(legal)))])
+            if game.is_terminal(state):
+                break
+        if game.is_terminal(state):
+            continue
+        policy = rng.dirichlet(np.ones(game.num_actions)).astype(np.float32)
+        fast, slow = augment(game, state, policy), augment(asked, state, policy)
+        assert len(fast) == len(slow) > 1
+        for (planes, moved, mask), (planes2, moved2, mask2) in zip(fast, slow, strict=True):
+            assert np.array_equal(planes, planes2) and planes.dtype == planes2.dtype == np.float32
+            assert np.array_equal(moved, moved2) and moved.dtype == np.float32
+            assert np.array_equal(mask, mask2) and mask.dtype == mask2.dtype == np.bool_
+
+
+def test_an_overridden_symmetries_is_kept() -> None:
+    game: Any = MirroredTicTacToe()  # symmetric_states (8 images) inherited, symmetries (2) its own
+    images = augment(game, game.initial_state(), np.full(9, 1 / 9, dtype=np.float32))
+    assert len(images) == 2
