@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.game import Game, HasRandomPlayout, HasSymmetries, win_loss_returns
+from boardgym.game import Game, HasRandomPlayout, HasSymmetricStates, HasSymmetries, win_loss_returns
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, permute_bits
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
@@ -205,7 +205,12 @@ def state_from_planes(planes: np.ndarray) -> ConnectFourState:
     return state_from_stones(black, white, player)
 
 
-class ConnectFour(Game[ConnectFourState], HasSymmetries[ConnectFourState], HasRandomPlayout[ConnectFourState]):
+class ConnectFour(
+    Game[ConnectFourState],
+    HasSymmetries[ConnectFourState],
+    HasSymmetricStates[ConnectFourState],
+    HasRandomPlayout[ConnectFourState],
+):
     name = "connect_four"
     num_players = 2
     num_actions = COLUMNS

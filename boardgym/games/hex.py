@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from boardgym.game import Game, HasFeatures, HasRandomPlayout, HasSymmetries
+from boardgym.game import Game, HasFeatures, HasRandomPlayout, HasSymmetricStates, HasSymmetries
 from boardgym.games.bitboard import column_letters
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
@@ -77,7 +77,13 @@ def outcome(state: HexState) -> int:
 _BYTES = [bytes((action,)) for action in range(256)]  # an action's byte in a ``free`` of bytes
 
 
-class Hex(Game[HexState], HasFeatures[HexState], HasSymmetries[HexState], HasRandomPlayout[HexState]):
+class Hex(
+    Game[HexState],
+    HasFeatures[HexState],
+    HasSymmetries[HexState],
+    HasSymmetricStates[HexState],
+    HasRandomPlayout[HexState],
+):
     """Hex on a ``size`` x ``size`` rhombus; ``swap`` enables the pie rule (see module doc)."""
 
     name = "hex"

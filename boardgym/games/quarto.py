@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import Game, HasSymmetries, win_loss_returns
+from boardgym.game import Game, HasSymmetricStates, HasSymmetries, win_loss_returns
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, IllegalActionError, Planes, Player, as_action
@@ -70,7 +70,7 @@ class QuartoState(NamedTuple):
     outcome: int
 
 
-class Quarto(Game[QuartoState], HasSymmetries[QuartoState]):
+class Quarto(Game[QuartoState], HasSymmetries[QuartoState], HasSymmetricStates[QuartoState]):
     """Quarto (see module doc): 32 actions, 16 placements then 16 choices."""
 
     name = "quarto"

@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import Game, HasFeatures, HasSymmetries, win_loss_returns
+from boardgym.game import Game, HasFeatures, HasSymmetricStates, HasSymmetries, win_loss_returns
 from boardgym.games.bitboard import bits_to_cells, column_letters, stone_grid
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
@@ -70,7 +70,7 @@ class Push(NamedTuple):
     down: int
 
 
-class Quixo(Game[QuixoState], HasFeatures[QuixoState], HasSymmetries[QuixoState]):
+class Quixo(Game[QuixoState], HasFeatures[QuixoState], HasSymmetries[QuixoState], HasSymmetricStates[QuixoState]):
     """Quixo on a ``size`` x ``size`` board with a ``max_moves`` ply limit (see module doc)."""
 
     name = "quixo"

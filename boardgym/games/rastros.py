@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.game import Game, HasFeatures, HasSymmetries, win_loss_returns
+from boardgym.game import Game, HasFeatures, HasSymmetricStates, HasSymmetries, win_loss_returns
 from boardgym.games.bitboard import bits_to_cells, stone_grid
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, IllegalActionError, Planes, Player, as_action
@@ -88,7 +88,9 @@ class RastrosState(NamedTuple):
     outcome: int
 
 
-class Rastros(Game[RastrosState], HasFeatures[RastrosState], HasSymmetries[RastrosState]):
+class Rastros(
+    Game[RastrosState], HasFeatures[RastrosState], HasSymmetries[RastrosState], HasSymmetricStates[RastrosState]
+):
     """Rastros on the 8x8 board (see module doc): 8 actions, one per direction."""
 
     name = "rastros"

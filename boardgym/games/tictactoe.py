@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgym.game import Game, HasFeatures, HasSymmetries
+from boardgym.game import Game, HasFeatures, HasSymmetricStates, HasSymmetries
 from boardgym.games.bitboard import bits_to_cells
 from boardgym.games.symmetry import augment, cell_targets, permute_bits, square_symmetries
 from boardgym.types import Action, BoardgymError, IllegalActionError, Planes, Player, as_action
@@ -100,7 +100,9 @@ def outcome(state: TicTacToeState) -> int:
     return result
 
 
-class TicTacToe(Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries[TicTacToeState]):
+class TicTacToe(
+    Game[TicTacToeState], HasFeatures[TicTacToeState], HasSymmetries[TicTacToeState], HasSymmetricStates[TicTacToeState]
+):
     name = "tictactoe"
     num_players = 2
     num_actions = 9
