@@ -89,6 +89,31 @@ def tiny_network() -> Callable[..., Any]:
     return build
 
 
+def random_live_positions(game: Any, count: int, most: int, seed: int) -> list[Any]:
+    """``count`` positions not over, each after up to ``most`` uniformly random moves."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    positions: list[Any] = []
+    while len(positions) < count:
+        state = game.initial_state()
+        for _ in range(int(rng.integers(most + 1))):
+            legal = game.legal_actions(state)
+            state = game.apply(state, legal[int(rng.integers(len(legal)))])
+            if game.is_terminal(state):
+                break
+        if not game.is_terminal(state):
+            positions.append(state)
+    return positions
+
+
+@pytest.fixture
+def random_positions() -> Callable[[Any, int, int, int], list[Any]]:
+    """``random_positions(game, count, most, seed)``: ``count`` positions not over, each after
+    up to ``most`` uniformly random moves drawn from ``seed``."""
+    return random_live_positions
+
+
 @pytest.fixture
 def moves_played() -> Callable[[Any, str], Any]:
     """``moves_played(game, "a1 a2 b1")``: the position after those moves, typed as the game reads them."""

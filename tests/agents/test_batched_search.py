@@ -50,21 +50,6 @@ class ScalarFixed:
         return priors.numpy(), values.numpy()
 
 
-def random_positions(game: Game, count: int, most: int, seed: int) -> list[Any]:
-    rng = np.random.default_rng(seed)
-    positions = []
-    while len(positions) < count:
-        state = game.initial_state()
-        for _ in range(int(rng.integers(most + 1))):
-            legal = game.legal_actions(state)
-            state = game.apply(state, legal[int(rng.integers(len(legal)))])
-            if game.is_terminal(state):
-                break
-        if not game.is_terminal(state):
-            positions.append(state)
-    return positions
-
-
 @pytest.mark.parametrize(
     ("name", "params", "simulations", "most"),
     [
@@ -73,7 +58,9 @@ def random_positions(game: Game, count: int, most: int, seed: int) -> list[Any]:
         ("hex", {"size": 5}, 80, 12),
     ],
 )
-def test_same_visit_counts_as_mcts(name: str, params: dict[str, Any], simulations: int, most: int) -> None:
+def test_same_visit_counts_as_mcts(
+    name: str, params: dict[str, Any], simulations: int, most: int, random_positions: Any
+) -> None:
     game = make_game(name, **params)
     rules = batched(game)
     positions = [game.initial_state(), *random_positions(game, 11, most, seed=1)]
@@ -126,7 +113,7 @@ class SlowDepthReader(LaggedDepthReader):
 
 
 @pytest.mark.parametrize("gumbel", [False, True])
-def test_a_lagged_depth_only_lengthens_the_walks(gumbel: bool) -> None:
+def test_a_lagged_depth_only_lengthens_the_walks(gumbel: bool, random_positions: Any) -> None:
     game = make_game("connect_four")
     rules = batched(game)
     roots = rules.from_scalar_states([game.initial_state(), *random_positions(game, 7, 16, seed=4)])
@@ -151,7 +138,7 @@ def test_a_lagged_depth_only_lengthens_the_walks(gumbel: bool) -> None:
     assert max(ahead - true for ahead, true in pairs) <= 4  # arrivals 3 looks apart
 
 
-def test_the_cache_changes_nothing_but_the_evaluations() -> None:
+def test_the_cache_changes_nothing_but_the_evaluations(random_positions: Any) -> None:
     game = make_game("connect_four")
     rules = batched(game)
     roots = rules.from_scalar_states([game.initial_state()] * 4 + random_positions(game, 4, 10, seed=2))
@@ -269,7 +256,7 @@ def test_best_and_sampled_actions() -> None:
     assert set(draws[1::2].tolist()) == {0, 2}
 
 
-def test_network_evaluator_and_bad_settings() -> None:
+def test_network_evaluator_and_bad_settings(random_positions: Any) -> None:
     game = make_game("connect_four")
     rules = batched(game)
     network = build_network(game, blocks=1, channels=8)

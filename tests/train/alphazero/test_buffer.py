@@ -87,7 +87,7 @@ def test_symmetric_copies_move_policy_and_mask_with_the_board() -> None:
 
 
 @pytest.mark.parametrize("name", ["connect_four", "hex", "quarto", "quixo", "rastros", "tictactoe"])
-def test_one_set_of_images_gives_what_two_symmetries_calls_give(name: str) -> None:
+def test_one_set_of_images_gives_what_two_symmetries_calls_give(name: str, random_positions: Any) -> None:
     """Where a game's symmetries are made from its symmetric_states, the buffer moves the policy
     and the legal mask with one set of images: the same rows as asking symmetries twice (a
     subclass that overrides symmetries, even with the same answer, takes that way)."""
@@ -98,15 +98,7 @@ def test_one_set_of_images_gives_what_two_symmetries_calls_give(name: str) -> No
         f"Asked{kind.__name__}", (kind,), {"symmetries": lambda self, s, p: kind.symmetries(self, s, p)}
     )
     rng = np.random.default_rng(5)
-    for _ in range(6):
-        state = game.initial_state()
-        for _ in range(int(rng.integers(0, 8))):
-            legal = game.legal_actions(state)
-            state = game.apply(state, legal[int(rng.integers(len(legal)))])
-            if game.is_terminal(state):
-                break
-        if game.is_terminal(state):
-            continue
+    for state in random_positions(game, 6, 7, 5):
         policy = rng.dirichlet(np.ones(game.num_actions)).astype(np.float32)
         fast, slow = augment(game, state, policy), augment(asked, state, policy)
         assert len(fast) == len(slow) > 1
