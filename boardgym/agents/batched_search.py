@@ -211,7 +211,6 @@ class BatchedMCTS:
         # children: the node an edge leads to; -1 none yet, -2 - k a finished game at node k
         children = torch.full((batch * nodes, actions), -1, dtype=torch.long, device=device)
         children_flat = children.view(-1)
-        node_n = torch.zeros(batch * nodes, dtype=dtype, device=device)
         player = torch.zeros(batch * nodes, dtype=torch.long, device=device)
         terminal_value = torch.zeros(batch * nodes, dtype=dtype, device=device)
         depth_of = torch.zeros(batch * nodes, dtype=torch.long, device=device)
@@ -302,8 +301,8 @@ class BatchedMCTS:
             edges_flat.index_add_(0, flat + _D * actions, weight)
             n, w = edges_flat.index_select(0, flat), edges_flat.index_select(0, flat + _W * actions)
             edges_flat[flat + _Q * actions] = torch.where(n > 0, w / n.clamp_min(1), fpu)
-            node_n.index_add_(0, step_node, weight)
-            scale = c_puct * node_n.index_select(0, step_node).sqrt()  # every walked node was visited
+            # a node's visits are its edges' (whole numbers: the sum is exact); every walked node was visited
+            scale = c_puct * edges.select(1, _N).index_select(0, step_node).sum(1).sqrt()
             edges.select(1, _S).index_copy_(0, step_node, scale.unsqueeze(1).expand(-1, actions))
 
         visits, wins = edges[base, _N], edges[base, _W]

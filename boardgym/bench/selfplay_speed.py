@@ -216,15 +216,15 @@ def _selfplay_speeds(
     try:
         for source in args.sources:
             pools[source] = _source(source, game, ray_cpus)
-        kept: dict[str, BatchedSelfPlay] = {}  # the batched rows' games in flight, from round to round
+        # the batched rows' games in flight, from round to round
+        kept = {source: BatchedSelfPlay(game) for source in ("batched", "gumbel")}
         for round_ in range(args.rounds + 1):  # round 0 warms up
             for source, pool in pools.items():
                 seed = (args.seed, round_)
                 busy: float | None = None
                 if source in ("batched", "gumbel"):
                     with GpuSampler(device) as sampler:
-                        continuing = kept.setdefault(source, BatchedSelfPlay(game))
-                        played = _play_batched(source, continuing, batched_network, settings, args, seed, round_ == 0)
+                        played = _play_batched(source, kept[source], batched_network, settings, args, seed, round_ == 0)
                     busy = sampler.mean()
                 elif source == "batched2":
                     batched = dataclasses.replace(settings, search="batched")

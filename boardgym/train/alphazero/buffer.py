@@ -13,7 +13,8 @@ call permutes the legal mask. Games without the method are stored as they are.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -104,31 +105,41 @@ class ReplayBuffer:
 def augment(game: Game, state: Any, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """``(planes, policy, legal mask)`` for ``state`` and each of its symmetric images."""
     legal = game.legal_mask(state)
-    if _images_make_symmetries(type(game)) and isinstance(game, HasSymmetricStates):  # one set of images
+    way = _augmentation(type(game))
+    if way == "images":  # one set of images moves the policy and the mask
         player = game.current_player(state)
         rows = []
-        for image, actions in game.symmetric_states(state):
+        for image, actions in cast(HasSymmetricStates[Any], game).symmetric_states(state):
             moved, mask = np.empty_like(policy), np.empty(len(legal), dtype=bool)
             moved[actions], mask[actions] = policy, legal
             rows.append((np.asarray(game.observation(image, player), dtype=np.float32), moved.astype(np.float32), mask))
         return rows
-    if not isinstance(game, HasSymmetries):
+    if way == "none":
         return [(game.observation(state, game.current_player(state)), policy, legal)]
-    images = game.symmetries(state, policy)
-    masks = game.symmetries(state, legal.astype(np.float32))
+    symmetric = cast(HasSymmetries[Any], game)
+    images = symmetric.symmetries(state, policy)
+    masks = symmetric.symmetries(state, legal.astype(np.float32))
     return [
         (np.asarray(planes, dtype=np.float32), np.asarray(sym_policy, dtype=np.float32), np.asarray(sym_mask) > 0.5)
         for (planes, sym_policy), (_, sym_mask) in zip(images, masks, strict=True)
     ]
 
 
-def _images_make_symmetries(kind: type) -> bool:
-    """Whether ``kind``'s ``symmetries`` are those its ``symmetric_states`` make: both defined,
-    ``symmetric_states`` in the class that defines ``symmetries`` or a subclass of it (a subclass
-    that overrides ``symmetries`` alone keeps its own)."""
+@functools.cache
+def _augmentation(kind: type) -> str:
+    """How ``augment`` treats the positions of a game of class ``kind``, decided once per class
+    (a Protocol check costs microseconds, and ``augment`` runs for every position): ``images``
+    where its ``symmetries`` are those its ``symmetric_states`` make (both defined,
+    ``symmetric_states`` in the class that defines ``symmetries`` or a subclass of it: a
+    subclass that overrides ``symmetries`` alone keeps its own), ``symmetries`` where it has
+    only those, ``none`` where it has no symmetries."""
 
     def defined_in(name: str) -> type | None:
         return next((owner for owner in kind.__mro__ if name in vars(owner)), None)
 
+    if not issubclass(kind, HasSymmetries):
+        return "none"
     symmetries, images = defined_in("symmetries"), defined_in("symmetric_states")
-    return symmetries is not None and images is not None and issubclass(images, symmetries)
+    if issubclass(kind, HasSymmetricStates) and symmetries is not None and images is not None:
+        return "images" if issubclass(images, symmetries) else "symmetries"
+    return "symmetries"
