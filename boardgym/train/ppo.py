@@ -7,10 +7,11 @@ pool (at most ``--pool-size`` kept), and each episode draws its opponent from th
 ``random`` with probability ``--pool-random``. Its seat is drawn each episode unless
 ``--seat`` fixes it. Illegal actions are masked out (``env.action_masks()``).
 
-SB3's own scalars go through the run's writer, renamed into the namespaces every method
-shares (``boardgym.train.scalars.SB3_TAGS``: its losses under ``loss/``, its rollout statistics
-under ``train/``, its speed under ``perf/``), beside ours (``eval/``, ``progress/games``: the
-games the learner finished, the hyper-parameters) in ``runs/<game>/ppo/<run-name>/``; the
+SB3's own scalars go through the run's writer under the tags SB3 gives them
+(``rollout/ep_rew_mean``, ``train/loss``, ``time/fps`` ...), so that an SB3 user's dashboards
+read them as they are, beside the tags every method shares (``eval/``, ``perf/steps_per_s``,
+``progress/games``: the games the learner finished; ``boardgym.train.scalars.SB3_BESIDE``)
+and the hyper-parameters, in ``runs/<game>/ppo/<run-name>/``; the
 checkpoints there hold the policy's and the optimiser's tensors, so ``--resume`` continues
 the optimisation (the envs restart from fresh games). Beside ``final.pt`` the run writes
 ``final.zip``, SB3's own file of the final model: ``MaskablePPO.load("final.zip")`` opens it,
@@ -46,7 +47,7 @@ from boardgym.agents.sb3_zip import write_sb3_zip
 from boardgym.config import option
 from boardgym.game import Game
 from boardgym.games import GAMES
-from boardgym.train.scalars import sb3_tag
+from boardgym.train.scalars import sb3_scalars
 from boardgym.train.training_run import RunConfig, TrainingRun, run_main
 from boardgym.types import Action, BoardgymError
 
@@ -227,8 +228,8 @@ class PoolOpponent(BaseAgent):
 
 
 class RunWriter(KVWriter):
-    """SB3's logger output into the run's TensorBoard writer, its tags renamed into the run's
-    namespaces (``sb3_tag``), with ``progress/games`` beside them."""
+    """SB3's logger output into the run's TensorBoard writer: SB3's tags as SB3 writes them,
+    the cross-method tags beside them (``sb3_scalars``), and ``progress/games``."""
 
     def __init__(self, run: TrainingRun) -> None:
         self.run = run
@@ -236,12 +237,7 @@ class RunWriter(KVWriter):
     def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
         scalars: dict[str, float] = {}
         for key, value in key_values.items():
-            excluded = key_excluded.get(key) or ()
-            tag = sb3_tag(key)
-            if tag is None or "tensorboard" in excluded or isinstance(value, str):
-                continue
-            if isinstance(value, (int, float, np.integer, np.floating)):
-                scalars[tag] = float(value)
+            scalars.update(sb3_scalars(key, value, key_excluded.get(key)))
         if scalars:
             self.run.log(scalars, step)
             self.run.writer.flush()

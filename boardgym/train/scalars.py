@@ -6,7 +6,8 @@ namespaces that mean the same thing whatever the method (``docs/guides/tensorboa
 - ``eval/``: the agent measured against fixed opponents (``TrainingRun.measure``: the same
   opponents, games and seeds for every method, so these compare across methods), plus the
   measurements a method adds (``eval/elo``, ``eval/optimal_move_rate``);
-- ``loss/``: the terms the optimiser minimises (PPO's and AlphaZero's networks);
+- ``loss/``: the terms the optimiser minimises (AlphaZero's network; PPO's are SB3's own
+  ``train/loss``, ``train/value_loss`` ...);
 - ``train/``: the learner's own state and the statistics of its training games (epsilon,
   learning rate, fitness, replay size, results of the training games): each method's own, to
   read within a method, not across;
@@ -14,7 +15,8 @@ namespaces that mean the same thing whatever the method (``docs/guides/tensorboa
 - ``progress/games``: the common step, the training games played so far (self-play, fitness,
   episodes and cup games; never the measurement games), logged beside every method's own step
   (episodes, timesteps, generations or iterations, the x-axis of its charts);
-- ``solver/``: what the exact solver labelled (AlphaZero's ``--solver-targets``).
+- ``solver/``: what the exact solver labelled (AlphaZero's ``--solver-targets``);
+- ``rollout/``, ``time/``: SB3's own, as SB3 writes them (PPO; ``SB3_BESIDE``).
 
 The hyper-parameters go to TensorBoard's HParams tab as a session of the run (its start when
 the run first opens, its end when the run finishes) and never as an experiment: when no run
@@ -28,6 +30,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from boardgym.config import config_to_dict
 
@@ -101,32 +105,22 @@ def log_session_end(writer: Any, status: str, step: int = 0) -> None:
     writer.flush()
 
 
-SB3_TAGS = {
-    "train/loss": "loss/total",
-    "train/policy_gradient_loss": "loss/policy",
-    "train/value_loss": "loss/value",
-    "train/entropy_loss": "loss/entropy",
-    "train/learning_rate": "train/lr",
-    "rollout/ep_rew_mean": "train/return",
-    "rollout/ep_len_mean": "train/learner_moves",
-    "time/fps": "perf/steps_per_s",
-    "time/iterations": "train/rollouts",
-}
-"""SB3's scalar tags renamed into the run's namespaces (SB3 logs its losses under ``train/``);
-the SB3 tags not named here keep their ``train/`` name (``approx_kl``, ``clip_fraction``,
-``clip_range``, ``explained_variance``, ``n_updates``), and those that repeat what the run
-logs anyway are dropped (``time/total_timesteps`` is the step; ``time/time_elapsed`` the
-chart's relative time)."""
+SB3_NAMESPACES = ("rollout", "time")
+"""The namespaces of SB3's own scalars besides ``train/`` (PPO writes SB3's tags as SB3 does)."""
 
-SB3_DROPPED = frozenset({"time/total_timesteps", "time/time_elapsed"})
+SB3_BESIDE = {"time/fps": "perf/steps_per_s"}
+"""The cross-method tags PPO writes beside SB3's own: SB3's scalars keep the tags SB3's
+TensorBoard writer gives them (``rollout/ep_rew_mean``, ``train/loss``, ``time/fps`` ...;
+those SB3 keeps out of TensorBoard, as ``time/total_timesteps``, stay out), and its speed is
+also written as ``perf/steps_per_s``, beside the other methods' speeds."""
 
 
-def sb3_tag(key: str) -> str | None:
-    """The run's tag for SB3's scalar ``key``, or None where the run leaves it out."""
-    if key in SB3_DROPPED:
-        return None
-    if key in SB3_TAGS:
-        return SB3_TAGS[key]
-    if key.partition("/")[0] in NAMESPACES:
-        return key
-    return f"train/{key.rpartition('/')[2]}"
+def sb3_scalars(key: str, value: Any, excluded: tuple[str, ...] | str | None) -> dict[str, float]:
+    """The scalars a run writes for SB3's logger entry ``key`` (``excluded``: the writers SB3
+    keeps it from): SB3's own tag, and the cross-method tag beside it (``SB3_BESIDE``)."""
+    if excluded is not None and "tensorboard" in excluded:
+        return {}
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return {}
+    tags = (key, SB3_BESIDE[key]) if key in SB3_BESIDE else (key,)
+    return {tag: float(value) for tag in tags}

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, ExitStack
@@ -288,7 +289,9 @@ class TrainingRun:
     def advance_to(self, step: int, **postfix: Any) -> None:
         """The step counter is now ``step`` (for loops whose library counts, e.g. SB3)."""
         if self.bar is not None:
-            self.bar.update(max(0, min(step, self.total) - self.bar.n))
+            if step > self.bar.total:  # a library that rounds the budget up (SB3's whole rollouts)
+                self.bar.total = step
+            self.bar.update(max(0, step - self.bar.n))
             if postfix:
                 self.bar.set_postfix(postfix, refresh=False)
         self.step = step
@@ -386,7 +389,8 @@ def run_main(config_cls: type[C], train: Callable[[C], Path], argv: list[str] | 
 
     agent = METHODS[method].agent
     try:
-        path = train(options_from_argv(config_cls, argv, prog))
+        config = options_from_argv(config_cls, argv, prog)
+        path = train(config)
     except BoardgymError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
@@ -394,6 +398,7 @@ def run_main(config_cls: type[C], train: Callable[[C], Path], argv: list[str] | 
         print(f"{prog}: error: {os_error_sentence(error)}", file=sys.stderr)
         return 2
     print(f"final checkpoint: {path}\nplay it: {agent}:checkpoint={path}")
+    print(f"charts: tensorboard --logdir {shlex.quote(config.root)}")
     return 0
 
 

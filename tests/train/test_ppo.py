@@ -50,13 +50,41 @@ def test_tiny_run_logs_sb3_and_eval_scalars_and_loads_as_agent(tmp_path: Path) -
     assert {
         "eval/win_rate_vs_random",
         "eval/loss_rate_vs_perfect",
-        "loss/value",
-        "train/return",
         "progress/games",
+        "perf/steps_per_s",
+        # SB3's own tags, as SB3 writes them
+        "rollout/ep_rew_mean",
+        "time/fps",
+        "train/loss",
+        "train/value_loss",
+        "train/entropy_loss",
+        "train/learning_rate",
     } <= tags
+    assert not {"train/return", "loss/total", "loss/entropy", "train/lr"} & tags  # no renamed copies
     game = make_game("tictactoe")
     summary = play_games(game, f"ppo:checkpoint={final}", "random", 6, seed=0)
     assert summary.games == 6
+
+
+def test_the_bar_ends_at_the_step_the_log_reaches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SB3 plays whole rollouts (2 envs x 64 steps): asked for 200 steps it plays 256, and the
+    bar says 256 of 256, as the log and the checkpoint do, not 200 of 200."""
+    import io
+
+    from tqdm import tqdm
+
+    import boardgym.train.training_run as training_run
+
+    bars: list[tqdm] = []
+
+    def shown_bar(enabled: bool = True, **settings: object) -> tqdm:
+        bars.append(tqdm(file=io.StringIO(), **settings))  # type: ignore[call-overload]
+        return bars[-1]
+
+    monkeypatch.setattr(training_run, "progress_bar", shown_bar)
+    final = train(Config(run_name="bar", root=str(tmp_path), **{**TINY, "timesteps": 200, "progress": True}))
+    step = torch.load(final, weights_only=True)["step"]
+    assert step == 256 and bars[0].n == bars[0].total == step
 
 
 def test_the_final_evaluation_is_logged_once(tmp_path: Path) -> None:

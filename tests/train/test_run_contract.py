@@ -125,7 +125,9 @@ def test_training_run_contract(
     assert {"eval/win_rate_vs_random", "progress/games"} <= table.metrics and set(values) == table.metrics
     assert values["progress/games"] > 0
     assert (folder / "checkpoint.pt").is_file() and (folder / "final.pt").is_file()
-    assert f"{METHODS[method].agent}:checkpoint={folder / 'final.pt'}" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert f"{METHODS[method].agent}:checkpoint={folder / 'final.pt'}" in said
+    assert said.rstrip().endswith(f"tensorboard --logdir {tmp_path}")  # the charts, named last
 
     game = make_game(name, **params)
     agent = make_agent(f"{METHODS[method].agent}:checkpoint={folder / 'final.pt'}", game, seed=0)
