@@ -75,7 +75,13 @@ def test_runs_of_every_method_compare_in_one_hparams_table(tmp_path: Path, hpara
     # The columns the issue found missing beside the tabular methods' own.
     assert {"lr", "simulations", "blocks", "learning_rate", "alpha", "episodes", "mu", "population"} <= table.hparams
     assert {"eval/elo", "loss/policy", "loss/value", "perf/steps_per_s", "train/epsilon"} <= table.metrics
-    assert {"rollout/ep_rew_mean", "time/fps", "train/loss", "train/entropy_loss", "train/learning_rate"} <= table.metrics
+    assert {
+        "rollout/ep_rew_mean",
+        "time/fps",
+        "train/loss",
+        "train/entropy_loss",
+        "train/learning_rate",
+    } <= table.metrics
 
 
 def test_the_tensorboard_guide_names_every_namespace_and_sb3_tag() -> None:
