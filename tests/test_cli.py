@@ -34,7 +34,9 @@ def test_play_with_game_parameters(monkeypatch, capsys) -> None:
 
 def test_quit_ends_the_game_cleanly(monkeypatch, capsys) -> None:
     monkeypatch.setattr(builtins, "input", lambda prompt="": "quit")
-    assert main(["play", "connect_four"]) == 130
+    assert main(["play", "connect_four"]) == 0  # a normal end, not Ctrl-C's 130
+    out, err = capsys.readouterr()
+    assert out.rstrip().endswith("quit: game abandoned") and "interrupted" not in out + err
 
 
 @pytest.mark.parametrize(

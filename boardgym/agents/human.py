@@ -13,6 +13,11 @@ from boardgym.types import Action, BoardgymError, IllegalActionError
 QUIT_WORDS = ("quit", "exit", "q")
 
 
+class GameAbandoned(Exception):
+    """The person typed one of ``QUIT_WORDS``: the game ends there, as they asked (not an
+    error, and not Ctrl-C)."""
+
+
 class HumanAgent(BaseAgent):
     """Reads moves typed in the game's notation (``boardgym play GAME`` shows it)."""
 
@@ -40,7 +45,7 @@ class HumanAgent(BaseAgent):
                     "no move to read: the input is closed; play in a terminal, or pipe one move per line"
                 ) from None
             if text.strip().lower() in QUIT_WORDS:
-                raise KeyboardInterrupt("game abandoned")
+                raise GameAbandoned(text.strip())
             try:
                 return game.parse_action(state, text)
             except IllegalActionError as error:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from boardgym.agents.human import GameAbandoned
 from boardgym.agents.registry import make_agent, read_spec
 from boardgym.config import REQUIRED, Options, game_params_option, option, seed_option
 from boardgym.game import Game
@@ -80,7 +81,11 @@ def play(options: PlayOptions) -> int:
     state = game.initial_state()
     while not game.is_terminal(state):
         mover = game.current_player(state)
-        action = players[mover].act(game, state)
+        try:
+            action = players[mover].act(game, state)
+        except GameAbandoned as quit:
+            print(f"{quit}: game abandoned")
+            return 0
         if mover != seat:
             print(f"opponent plays {game.action_to_str(state, action)}")
         state = game.apply(state, action)

@@ -7,7 +7,7 @@ import io
 import pytest
 
 from boardgym import make_game
-from boardgym.agents.human import HumanAgent
+from boardgym.agents.human import GameAbandoned, HumanAgent
 
 
 def test_reasks_until_a_legal_move() -> None:
@@ -26,5 +26,5 @@ def test_reasks_until_a_legal_move() -> None:
 def test_quit_abandons_the_game() -> None:
     game = make_game("nim")
     agent = HumanAgent(game, read=lambda prompt: "quit", out=io.StringIO())
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(GameAbandoned):
         agent.act(game, game.initial_state())

@@ -84,7 +84,7 @@ def train(config: Config) -> Path:
         )
     if config.random_start_moves:  # a start count longer than random games last fails here, not in a worker
         random_start(game, config.random_start_moves, np.random.default_rng(config.seed))
-    opponents = _usable_opponents(game, config)
+    opponents = _usable_opponents(game, config) if config.eval_every else []  # --eval-every 0: none to check
     # Read before the run folder opens, so that a wrong --init leaves no folder behind.
     initial = initial_weights(config, game, device) if config.init is not None and not config.resume else None
     seed_rows = replay_rows(config, game) if config.replay is not None and not config.resume else None

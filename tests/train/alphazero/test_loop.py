@@ -172,6 +172,15 @@ def test_command_line_runs_and_reports_the_checkpoint(in_tmp: Path, capsys: pyte
     assert "runs/tictactoe/alphazero/cli/final.pt" in capsys.readouterr().out
 
 
+def test_no_word_on_evaluation_opponents_when_evaluation_never_runs(
+    in_tmp: Path, capsys: pytest.CaptureFixture
+) -> None:
+    train(tiny_config(in_tmp, run_name="measured", eval_opponents="nosuch;random"))
+    assert "skipping evaluation opponent 'nosuch'" in capsys.readouterr().err
+    train(tiny_config(in_tmp, run_name="unmeasured", eval_opponents="nosuch;random", eval_every=0))
+    assert "skipping" not in capsys.readouterr().err  # --eval-every 0: no measurement, nothing to skip
+
+
 def test_bad_config_values_are_explained(in_tmp: Path) -> None:
     with pytest.raises(BoardgymError, match="--simulations 0"):
         train(tiny_config(in_tmp, simulations=0))
