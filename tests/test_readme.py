@@ -35,6 +35,8 @@ PAGES = {"README.md": README} | {
 BUDGETS = {
     "model.learn(50_000)": "model.learn(64)",
     'opponent="random"), verbose=1)': 'opponent="random"), verbose=1, n_steps=64, batch_size=64, n_epochs=1)',
+    "model.learn(49_152)": "model.learn(64)",
+    'num_envs=256, opponent="random", seed=0)': 'num_envs=16, opponent="random", seed=0)',
 }
 """The only changes made to a snippet before it runs: a training budget cut to one short rollout
 (each must be found in one snippet, so the list cannot go stale)."""

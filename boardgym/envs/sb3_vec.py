@@ -3,8 +3,10 @@ against an opponent in one process, stepped in one call, for ``PPO`` / sb3-contr
 ``MaskablePPO`` (which reads the masks through ``env_method("action_masks")``)::
 
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
     from boardgym.envs.sb3_vec import BatchedVecEnv
-    model = MaskablePPO("MlpPolicy", BatchedVecEnv("connect_four", num_envs=256, opponent="random"))
+    env = VecMonitor(BatchedVecEnv("connect_four", num_envs=256, opponent="random", seed=0))
+    model = MaskablePPO("MlpPolicy", env, n_steps=64)  # 64 x 256 steps a rollout, not 2048 x 256
 
 Stable-Baselines3 resets an env in the step that ends its episode: the returned observation is
 the next episode's first, ``infos[i]["terminal_observation"]`` the last one of the episode that
@@ -27,14 +29,21 @@ from boardgym.types import BoardgymError
 
 class BatchedVecEnv(VecEnv):
     """``num_envs`` games of ``game`` against ``opponent`` (the arguments of
-    ``BatchedVectorEnv``; numpy out)."""
+    ``BatchedVectorEnv``; numpy out). ``seed``: the seed of the first ``reset``, as SB3's
+    ``VecEnv.seed`` sets it. As with the gym ids, the env's own options are named (``opponent``,
+    ``seat``, ``device``, ``seed``) and every other keyword is a game parameter
+    (``BatchedVecEnv("hex", 64, seed=0, size=7)``)."""
 
-    def __init__(self, game: str | Game, num_envs: int = 1, **kwargs: Any) -> None:
+    def __init__(self, game: str | Game, num_envs: int = 1, *, seed: int | None = None, **kwargs: Any) -> None:
         if kwargs.get("tensors"):
             raise BoardgymError("Stable-Baselines3 reads numpy arrays: drop tensors=True")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise BoardgymError(f"seed={seed!r} must be a whole number from 0, or None")
         self.env = BatchedVectorEnv(game, num_envs, **kwargs)
         super().__init__(num_envs, self.env.single_observation_space, self.env.single_action_space)
         self._actions: np.ndarray | None = None
+        if seed is not None:
+            self.seed(int(seed))
 
     def reset(self) -> np.ndarray:
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None

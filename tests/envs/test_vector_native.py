@@ -150,6 +150,29 @@ def test_sb3_vec_env_resets_in_the_same_step_and_trains_maskable_ppo() -> None:
     model.learn(512)
 
 
+def rollout(env: BatchedVecEnv, steps: int = 8) -> list[np.ndarray]:
+    """Observations of ``steps`` steps, each env playing its lowest legal action."""
+    seen = [env.reset()]
+    for _ in range(steps):
+        actions = np.array([np.flatnonzero(mask)[0] for mask in env.action_masks()])
+        seen.append(env.step(actions)[0])
+    return seen
+
+
+def test_the_sb3_vec_env_takes_a_seed_and_keeps_game_parameters_apart() -> None:
+    first = rollout(BatchedVecEnv("hex", num_envs=6, seed=3, size=5))
+    again = rollout(BatchedVecEnv("hex", num_envs=6, seed=3, size=5))
+    seeded_later = BatchedVecEnv("hex", num_envs=6, size=5)
+    seeded_later.seed(3)  # SB3's VecEnv.seed, the same seed
+    assert first[0].shape == (6, *make_game("hex", size=5).observation_shape)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    assert all(np.array_equal(a, b) for a, b in zip(first, rollout(seeded_later), strict=True))
+    other = rollout(BatchedVecEnv("hex", num_envs=6, seed=4, size=5))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other, strict=True))
+    with pytest.raises(BoardgymError, match="seed=-1 must be a whole number"):
+        BatchedVecEnv("hex", 2, seed=-1)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
