@@ -221,3 +221,23 @@ def test_ci_runs_the_readme_s_test_commands() -> None:
     assert len(tests) == 1
     for line in tests:
         assert line in ci, f".ci/run does not run the README's `{line}`"
+
+
+def test_the_quick_start_runs_without_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The quick start's boardgym commands, as written (the venv's path dropped), in an empty
+    folder: each ends with status 0 and nothing in what they print warns."""
+    from boardgym.cli import main
+
+    first = [line for line in blocks("bash")[0].splitlines() if line and not line.startswith("#")][0]
+    commands = [shlex.split(part) for part in first.split("&&")]
+    boardgym = [words[1:] for words in commands if Path(words[0]).name == "boardgym"]
+    assert [argv[0] for argv in boardgym] == ["train", "evaluate"]
+    monkeypatch.chdir(tmp_path)
+    for argv in boardgym:
+        assert main([*argv, "--no-progress"] if argv[0] == "train" else argv) == 0
+    out, err = capsys.readouterr()
+    said = (out + err).lower()
+    assert "play it: qlearning:checkpoint=" in said and "600 distinct games of 600" in said
+    assert "warning" not in said and "differ from each other" not in said
