@@ -60,7 +60,8 @@ class GameEntry(Entry):
     oracle (a ``boardgym.evaluate.grade_sets.GradingSet``); ``web_limits``: the largest value
     the play page accepts for a parameter (besides its general cap); ``web_defaults``: the
     page's starting parameters where the game's own defaults make a game nobody would finish
-    by clicking; ``opponents``: agents the page suggests besides the generic ones; ``bench``:
+    by clicking; ``opponents``: agents the page suggests besides the generic ones, the strongest
+    the package ships for the game among them (its network, its exact solver); ``bench``:
     the benchmarks' rows; ``batched``: the batched rules in torch (``boardgym.batch``), the
     slot the batched engine fills.
     """
@@ -88,6 +89,7 @@ _EVAL = "boardgym.agents.heuristics"
 _SETS = "boardgym.evaluate.grade_sets"
 _PRETRAINED = "alphazero:pretrained=true,simulations=200,batch=8"
 _MCTS = ("mcts:simulations=200", "mcts:simulations=800")
+_SHIPPED = "alphazero:pretrained=true"  # the shipped network, for the play page
 
 GAMES: dict[str, GameEntry] = {
     "tictactoe": GameEntry(
@@ -107,6 +109,7 @@ GAMES: dict[str, GameEntry] = {
             "perfect",
         ),
         grading=f"{_SETS}:TICTACTOE",
+        opponents=(_SHIPPED,),
         batched="boardgym.batch.tictactoe:BatchedTicTacToe",
         bench=(
             BenchRow("envs", pettingzoo="tictactoe_v3", openspiel="tic_tac_toe"),
@@ -130,6 +133,7 @@ GAMES: dict[str, GameEntry] = {
             "solver:time=1",
         ),
         grading=f"{_SETS}:CONNECT_FOUR",
+        opponents=(_SHIPPED, "solver"),
         batched="boardgym.batch.connect_four:BatchedConnectFour",
         bench=(
             BenchRow("envs", pettingzoo="connect_four_v3", openspiel="connect_four"),
@@ -166,6 +170,7 @@ GAMES: dict[str, GameEntry] = {
         heuristics={"lines": f"{_EVAL}.quixo:LinePotential"},
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
         grading=f"{_SETS}:QUIXO",
+        opponents=(_SHIPPED,),
         batched="boardgym.batch.quixo:BatchedQuixo",
         bench=(BenchRow("envs"), BenchRow("batched")),
     ),
@@ -190,6 +195,8 @@ GAMES: dict[str, GameEntry] = {
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
         ladder_params={"size": 7},
         grading=f"{_SETS}:HEX",
+        web_defaults={"size": 7},  # the size the shipped network plays
+        opponents=(_SHIPPED,),
         batched="boardgym.batch.hex:BatchedHex",
         bench=(
             BenchRow("envs", "hex 11x11", openspiel="hex", openspiel_params={"board_size": 11}),
@@ -210,6 +217,7 @@ GAMES: dict[str, GameEntry] = {
         drawing=f"{_DRAW}.rastros:draw",
         heuristics={"paths": f"{_EVAL}.rastros:GoalDistance"},
         ladder=("random", "minimax:depth=2", "minimax:depth=4", *_MCTS),
+        opponents=("minimax:depth=4",),
         batched="boardgym.batch.rastros:BatchedRastros",
         bench=(BenchRow("envs"), BenchRow("batched")),
     ),

@@ -59,7 +59,7 @@ def test_the_page_and_its_files_are_served(client: httpx.Client) -> None:
     meta = client.get("/api/meta").json()
     assert {game["name"] for game in meta["games"]} >= {"tictactoe", "hex", "setcover", "blackbox"}
     hex_meta = next(game for game in meta["games"] if game["name"] == "hex")
-    assert {p["name"]: p["default"] for p in hex_meta["params"]} == {"size": "11", "swap": "false"}
+    assert {p["name"]: p["default"] for p in hex_meta["params"]} == {"size": "7", "swap": "false"}
     assert "mcts:simulations=300" in hex_meta["agents"]
     assert "human" not in {agent["name"] for agent in meta["agents"]}
 
