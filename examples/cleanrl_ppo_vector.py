@@ -23,6 +23,13 @@ The script measures the live network against random as ``boardgym evaluate`` doe
 ``boardgym evaluate`` command that plays the same games with the saved file. The last line, as
 JSON: the win rate before and after training, the environment steps per second of the whole
 training loop (rollouts and updates), the model's path and that command.
+
+TensorBoard, with CleanRL's tags stepped by the global environment step: ``charts/episodic_return``
+(the mean return of the episodes that ended in each rollout), ``charts/learning_rate``,
+``charts/SPS``, ``losses/value_loss``, ``losses/policy_loss``, ``losses/entropy``,
+``losses/approx_kl``, ``losses/clipfrac``, and the hyper-parameters as a table under Text, in
+``runs/<game>__cleanrl_ppo_vector__<seed>__<time>`` (CleanRL's run name; ``--runs`` moves the
+folder): ``tensorboard --logdir runs``.
 """
 
 from __future__ import annotations
@@ -81,27 +88,37 @@ class NetworkAgent(BaseAgent):
 
 
 def main(argv: list[str] | None = None) -> dict[str, float | str]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     parser.add_argument("--game", default="tictactoe", help="a two-player game (boardgym list games)")
     parser.add_argument("--vector", choices=["native", "sync"], default="native", help="boardgym's or Gymnasium's")
-    parser.add_argument("--num-envs", type=int, default=2048)
+    parser.add_argument("--num-envs", type=int, default=2048, help="games played at once")
     parser.add_argument("--num-steps", type=int, default=32, help="steps per env per update")
-    parser.add_argument("--updates", type=int, default=30)
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--minibatches", type=int, default=4)
-    parser.add_argument("--lr", type=float, default=2.5e-3)
-    parser.add_argument("--gamma", type=float, default=0.99)
-    parser.add_argument("--gae-lambda", type=float, default=0.95)
-    parser.add_argument("--clip", type=float, default=0.2)
-    parser.add_argument("--ent-coef", type=float, default=0.01)
+    parser.add_argument("--updates", type=int, default=30, help="rollouts, each followed by an update")
+    parser.add_argument("--epochs", type=int, default=4, help="passes over a rollout per update")
+    parser.add_argument("--minibatches", type=int, default=4, help="minibatches a pass")
+    parser.add_argument("--lr", type=float, default=2.5e-3, help="Adam's learning rate")
+    parser.add_argument("--gamma", type=float, default=0.99, help="discount")
+    parser.add_argument("--gae-lambda", type=float, default=0.95, help="GAE's lambda")
+    parser.add_argument("--clip", type=float, default=0.2, help="PPO's clip range")
+    parser.add_argument("--ent-coef", type=float, default=0.01, help="weight of the entropy bonus")
     parser.add_argument("--eval-games", type=int, default=200, help="games against random (as boardgym evaluate)")
     parser.add_argument("--device", default="cpu", help="where the network (and the native env's games) run")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the network, the envs and the measurement")
     parser.add_argument("--save", default="runs/examples/cleanrl_ppo_vector", help="folder for policy.pt")
+    parser.add_argument("--runs", default="runs", help="folder of the TensorBoard runs")
     args = parser.parse_args(argv)
+
+    from torch.utils.tensorboard import SummaryWriter
 
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
+    run_name = f"{args.game}__{Path(__file__).stem}__{args.seed}__{int(time.time())}"
+    writer = SummaryWriter(str(Path(args.runs) / run_name))
+    writer.add_text(
+        "hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{key}|{value}|" for key, value in vars(args).items())
+    )
     game = make_game(args.game)
     if args.vector == "native":
         envs = gym.make_vec(
@@ -194,11 +211,26 @@ def main(argv: list[str] | None = None) -> dict[str, float | str]:
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), 0.5)
                 optimizer.step()
+                with torch.no_grad():
+                    log_ratio = ratio.log()
+                    approx_kl = ((ratio - 1) - log_ratio).mean()
+                    clipfrac = ((ratio - 1.0).abs() > args.clip).float().mean()
+        global_step = (update + 1) * T * N
         finished = rewards[dones.bool()]
         if finished.numel():
             print(f"update {update + 1}: {finished.numel()} episodes, mean return {finished.mean():.2f}")
+            writer.add_scalar("charts/episodic_return", float(finished.mean()), global_step)
+        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
+        writer.add_scalar("losses/value_loss", float(value_loss), global_step)
+        writer.add_scalar("losses/policy_loss", float(policy_loss), global_step)
+        writer.add_scalar("losses/entropy", float(entropy), global_step)
+        writer.add_scalar("losses/approx_kl", float(approx_kl), global_step)
+        writer.add_scalar("losses/clipfrac", float(clipfrac), global_step)
+        writer.add_scalar("charts/SPS", int(global_step / (time.perf_counter() - started)), global_step)
     seconds = time.perf_counter() - started
     envs.close()
+    writer.close()
+    print(f"charts: tensorboard --logdir {args.runs}")
     after = measured()
     save_policy(path, game, [net.trunk[0], net.trunk[2], net.logits], activation="ReLU", framework="cleanrl")
     return report(args.game, path, before, after, play=spec, env_steps_per_second=T * N * args.updates / seconds)

@@ -134,6 +134,34 @@ def test_example_learns_at_a_tiny_budget_and_its_saved_model_ranks_the_same(case
     assert abs(ranked - results["win_rate_after"]) <= TOLERANCE, (ranked, results)
 
 
+def test_the_cleanrl_example_writes_cleanrl_s_tensorboard_tags(tmp_path: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    arguments = ["--updates", "2", "--num-envs", "64", "--num-steps", "16", "--eval-games", "2"]
+    run_example("cleanrl_ppo_vector.py", arguments, tmp_path)
+    (run,) = (tmp_path / "runs").glob("tictactoe__cleanrl_ppo_vector__0__*")
+    events = EventAccumulator(str(run))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"charts/episodic_return", "charts/SPS", "charts/learning_rate"} <= tags
+    assert {"losses/value_loss", "losses/policy_loss", "losses/entropy", "losses/approx_kl"} <= tags
+    assert [event.step for event in events.Scalars("charts/SPS")] == [1024, 2048]  # the global step
+
+
+def test_the_cleanrl_example_s_help_shows_its_defaults() -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "cleanrl_ppo_vector.py"), "--help"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0
+    help_text = " ".join(done.stdout.split())
+    for default in ("--num-envs NUM_ENVS games played at once (default: 2048)", "(default: 0.0025)", "(default: runs)"):
+        assert default in help_text, help_text
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_example_learns_well_at_a_larger_budget(case: str, tmp_path: Path) -> None:
