@@ -127,6 +127,14 @@ POOLS = ["selfplay", "tournament", "solver", "strength"]
 ENDINGS = ["normal", "error", "interrupt", "sigterm", "kill"]
 
 
+def sigint_as_in_a_terminal() -> None:
+    """Ctrl-C's default disposition in the child, whatever the caller's: a suite started as a
+    background job (``&``, nohup) ignores SIGINT, and children inherit that, so the program
+    would never see the Ctrl-C this test sends (Python installs its KeyboardInterrupt handler
+    only where SIGINT is not ignored at start)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_parent(pool: str, mode: str, tmp_path: Path) -> tuple[subprocess.Popen[str], list[int]]:
     """The parent process running ``pool``, and the ids of its children once its workers run."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path.cwd()), os.environ.get("PYTHONPATH", "")])}
@@ -137,6 +145,7 @@ def start_parent(pool: str, mode: str, tmp_path: Path) -> tuple[subprocess.Popen
         text=True,
         env=env,
         start_new_session=True,  # its own process group, as a command typed in a terminal
+        preexec_fn=sigint_as_in_a_terminal,
     )
     assert parent.stdout is not None
     line = parent.stdout.readline()

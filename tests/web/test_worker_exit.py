@@ -43,6 +43,12 @@ def wait_gone(pids: set[int], seconds: float = 30.0) -> set[int]:
     return {pid for pid in pids if process_alive(pid)}
 
 
+def sigint_as_in_a_terminal() -> None:
+    """Ctrl-C's default disposition in the child, whatever the caller's (a suite started as a
+    background job ignores SIGINT, and children inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def environment() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 
@@ -53,7 +59,9 @@ def test_serve_leaves_no_worker_behind(how: signal.Signals) -> None:
     port = free_port()
     command = [sys.executable, "-m", "boardgym.cli", "serve", "--port", str(port), "--workers", "2"]
     command += ["--move-seconds", "120"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environment())
+    server = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environment(), preexec_fn=sigint_as_in_a_terminal
+    )
     url = f"http://127.0.0.1:{port}"
     searching = None
     try:
@@ -118,6 +126,7 @@ def test_a_program_holding_the_pool_leaves_no_worker_behind(how: str) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=environment(),
+        preexec_fn=sigint_as_in_a_terminal,
     )
     try:
         assert program.stdout is not None
