@@ -1,4 +1,4 @@
-"""``boardgym/BlackBox-v0``: the lab 9 black-box problem as a one-step Gymnasium env.
+"""``boardgym/BlackBox-v0``: the black-box bit-string problem as a one-step Gymnasium env.
 
 ``gym.make("boardgym/BlackBox-v0", instance=10)`` (default instance 10, genome_length
 1000). Each episode is one evaluation, so any optimiser can drive it::

@@ -232,7 +232,7 @@ GAMES: dict[str, GameEntry] = {
     ),
     "blackbox": GameEntry(
         f"{_RULES}.blackbox:BlackBox",
-        "lab 9 black-box bits problem (1 player); gym env: one genome per step",
+        "black-box bit-string optimisation, a deceptive sliced OneMax (1 player); gym env: one genome per step",
         gym_name="BlackBox",
         gym_entry_point=f"{_ENVS}.blackbox_env:BlackBoxEnv",
         masked=False,

@@ -1,4 +1,4 @@
-"""The lab 9 black-box problem: maximise a fitness over genomes of bits, counting every call.
+"""The black-box bit-string problem (a sliced, deceptive OneMax): maximise a fitness over genomes of bits, counting every call.
 
 Instance ``a`` (the reports used 1, 2, 5 and 10) splits the loci into ``a`` interleaved
 slices, slice ``s`` holding loci ``s, s + a, s + 2a, ...``, and counts the ones in each. With

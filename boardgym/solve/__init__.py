@@ -17,7 +17,7 @@ SOLVERS: dict[str, CommandEntry] = {
     ),
     "blackbox": CommandEntry(
         "boardgym.solve.blackbox_run:main",
-        "lab 9 black-box problem: linkage search and the seed reports' EAs",
+        "black-box bit-string problem: linkage search and the seed reports' EAs",
         "boardgym.solve.blackbox_run:Config",
     ),
 }

@@ -1,4 +1,4 @@
-"""Optimisers for the lab 9 black-box problem, each seeing only a counted fitness function.
+"""Optimisers for the black-box bit-string problem, each seeing only a counted fitness function.
 
 Every optimiser is ``optimise(fitness, genome_length, rng, **params)`` and loops until it
 stops by its own rule; the ``Tracker`` it is handed ends any run early by raising

@@ -37,7 +37,7 @@ SEED_000_CALLS = 142_705
 
 @dataclass(frozen=True)
 class Config(Options):
-    """Optimise the lab 9 black-box problem and plot best fitness against fitness calls."""
+    """Optimise the black-box bit-string problem and plot best fitness against fitness calls."""
 
     instance: tuple[int, ...] = option((10,), "instance number(s) a, comma separated, e.g. 1,2,5,10", minimum=1)
     algorithm: str = option("linkage", f"one of: {', '.join(OPTIMISERS)}", choices=tuple(OPTIMISERS))

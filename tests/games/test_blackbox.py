@@ -1,4 +1,4 @@
-"""The lab 9 black-box fitness against hand-computed values, call counting, and the
+"""The black-box bit-string fitness against hand-computed values, call counting, and the
 one-locus-per-action game."""
 
 from __future__ import annotations
