@@ -22,7 +22,7 @@ from boardgym.game import Game, GameBase
 from boardgym.games import make_game
 from boardgym.types import BoardgymError, IllegalActionError
 
-__version__ = "0.1.0"  # the one place the version is written (pyproject.toml reads it; CHANGELOG.md)
+__version__ = "0.1.0"  # the version: pyproject.toml reads it; CITATION.cff repeats it (tests/test_citation.py)
 __all__ = ["BoardgymError", "Game", "GameBase", "IllegalActionError", "make_agent", "make_game", "__version__"]
 
 
