@@ -1,6 +1,6 @@
 """A griffe extension for the site's API reference (mkdocs.yml names it): the package's
 docstrings use reST's ``code``, ``::`` literal blocks and simple tables, which the reference
-shows as Markdown (``boardgym.cli.docs.rst_to_markdown``). Imported only by mkdocstrings."""
+shows as Markdown (``boardgym.cli.docs_text.rst_to_markdown``). Imported only by mkdocstrings."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import griffe
 
-from boardgym.cli.docs import rst_to_markdown
+from boardgym.cli.docs_text import rst_to_markdown
 
 
 class RstDocstrings(griffe.Extension):

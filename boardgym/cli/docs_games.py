@@ -1,0 +1,161 @@
+"""A game's page on the documentation site: its table, parameters, actions at the start,
+observation, manual and the players that know it, the code that makes its envs, and the
+animated GIF of a short seeded game (``boardgym.cli.docs`` places them)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import io
+import sys
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from boardgym.cli.docs_text import rst_to_markdown
+
+
+@dataclass(frozen=True)
+class Demo:
+    """The short game a game's page shows: its parameters and the agents' specs, one a player."""
+
+    params: dict[str, Any]
+    agents: tuple[str, ...]
+    seed: int = 0
+
+
+DEMOS: dict[str, Demo] = {
+    "tictactoe": Demo({}, ("mcts:simulations=50", "minimax:depth=2")),
+    "connect_four": Demo({}, ("minimax:depth=2", "mcts:simulations=100")),
+    "nim": Demo({}, ("mcts:simulations=50", "nimsum")),
+    "quixo": Demo({}, ("minimax:depth=1", "mcts:simulations=50")),
+    "quarto": Demo({}, ("minimax:depth=1", "mcts:simulations=50")),
+    "hex": Demo({"size": 7}, ("minimax:depth=1", "mcts:simulations=100")),
+    "rastros": Demo({}, ("minimax:depth=2", "mcts:simulations=50")),
+    "setcover": Demo({"problem_size": 12, "num_sets": 16, "density": 0.25, "seed": 1}, ("greedy",)),
+    "blackbox": Demo({"instance": 5, "genome_length": 40}, ("random",)),
+}
+"""Each game's demo; a game not named here plays its defaults, MCTS against random."""
+
+MAX_DEMO_MOVES = 60
+
+
+def demo_of(name: str) -> Demo:
+    from boardgym.games import GAMES
+
+    if name in DEMOS:
+        return DEMOS[name]
+    players = GAMES[name].load().num_players
+    return Demo({}, ("mcts:simulations=50", "random")[:players] if players <= 2 else ("random",) * players)
+
+
+def demo_gif(name: str) -> tuple[bytes, str]:
+    """An animated GIF of the demo game of ``name`` drawn by ``boardgym.draw``, and a sentence
+    saying who played and how it ended."""
+    from PIL import Image
+
+    from boardgym import draw
+    from boardgym.agents.registry import make_agent
+    from boardgym.games import make_game
+
+    demo = demo_of(name)
+    game = make_game(name, **demo.params)
+    agents = [make_agent(spec, game, seed=demo.seed + i) for i, spec in enumerate(demo.agents)]
+    state, history = game.initial_state(), list[int]()
+    frames = [draw.png(game, state)]
+    while not game.is_terminal(state) and len(history) < MAX_DEMO_MOVES:
+        action = agents[game.current_player(state) % len(agents)].act(game, state)
+        state = game.apply(state, action)
+        history.append(action)
+        frames.append(draw.png(game, state, history))
+    # a fast octree palette a frame: a quarter of the time of the GIF writer's own quantizer
+    images = [
+        Image.open(io.BytesIO(frame)).convert("RGB").quantize(colors=128, method=Image.Quantize.FASTOCTREE)
+        for frame in frames
+    ]
+    out = io.BytesIO()
+    durations = [700] * (len(images) - 1) + [3000]
+    images[0].save(out, "GIF", save_all=True, append_images=images[1:], duration=durations, loop=0)
+    sides = draw.side_names(game)
+    if game.num_players == 1:
+        players = f"`{demo.agents[0]}`"
+    else:
+        players = ", ".join(f"`{spec}` ({side})" for spec, side in zip(demo.agents, sides, strict=False))
+    ended = "game over" if game.is_terminal(state) else f"the first {len(history)} moves"
+    returns = ", ".join(f"{r:g}" for r in game.returns(state))
+    params = ", ".join(f"{k}={v}" for k, v in demo.params.items())
+    caption = (
+        f"{players}{' on ' + params if params else ''} (agents seeded from {demo.seed}): {len(history)} moves, "
+        f"{ended}, returns {returns}."
+    )
+    return out.getvalue(), caption
+
+
+def game_section(name: str) -> str:
+    """The generated part of a game's page (everything below its title)."""
+    from boardgym.games import GAMES, game_class, game_parameters, gym_id, make_game
+
+    entry = GAMES[name]
+    cls = game_class(name)
+    game = make_game(name)
+    lines = [f"{entry.summary[:1].upper()}{entry.summary[1:]}.", ""]
+    lines += ["| | |", "|---|---|", f"| `make_game` name | `{name}` |", f"| Gymnasium id | `{gym_id(name)}` |"]
+    if entry.env:
+        lines.append(f"| PettingZoo env | `{entry.env}.env()` |")
+    lines.append(f"| players | {game.num_players} |")
+    lines.append(f"| batched rules | {'yes' if entry.batched else 'no'} |")
+    lines += ["", f"![A short game of {name}]({name}.gif)", "", f"*{demo_gif_caption(name)}*", ""]
+
+    signature = inspect.signature(cls.__init__)
+    params = game_parameters(cls)
+    lines += ["## Parameters", ""]
+    if params:
+        takers = "`make_game`, `gym.make`" + (", the AEC `env()`" if entry.env else "")
+        lines += [f"{takers}; on the command line `-p KEY=VALUE`.", ""]
+        lines += ["| parameter | type | default |", "|---|---|---|"]
+        for key in params:
+            default = signature.parameters[key].default
+            hint = typing.get_type_hints(cls.__init__).get(key, Any)
+            lines.append(f"| `{key}` | `{_type_name(hint)}` | `{default!r}` |")
+    else:
+        lines.append("None.")
+    lines += ["", "## Actions at the start", ""]
+    state = game.initial_state()
+    legal = game.legal_actions(state)
+    lines += [
+        f"{len(legal)} legal of {game.num_actions}; the first as action = typed form (what `boardgym play` reads):",
+        "",
+    ]
+    lines.append(
+        ", ".join(f"{a} = `{game.action_to_str(state, a)}`" for a in legal[:12]) + ("..." if len(legal) > 12 else ".")
+    )
+    planes = game.observation(state, game.current_player(state))
+    lines += ["", "## Observation", "", f"`{planes.dtype}` planes of shape `{tuple(planes.shape)}` at the defaults."]
+    manual = entry.env or entry.gym_entry_point.partition(":")[0]
+    module = sys.modules.get(manual) or __import__(manual, fromlist=["_"])
+    if module.__doc__:
+        lines += ["", "## Manual", "", f"The docstring of `{manual}`.", "", rst_to_markdown(module.__doc__)]
+    if entry.heuristics or entry.ladder:
+        lines += ["## Agents", ""]
+        if entry.heuristics:
+            evals = ", ".join(f"`{e}`" for e in entry.heuristics)
+            lines.append(f"- `minimax:eval=...`: {evals} (the first is the default), and `random`.")
+        if entry.ladder:
+            lines.append("- The reference ladder (`boardgym ladder`): " + ", ".join(f"`{s}`" for s in entry.ladder))
+    return "\n".join(lines) + "\n"
+
+
+@functools.cache
+def demo_gif_cached(name: str) -> tuple[bytes, str]:
+    """``demo_gif``, made once a process (the page and the build both ask for it)."""
+    return demo_gif(name)
+
+
+def demo_gif_caption(name: str) -> str:
+    return demo_gif_cached(name)[1]
+
+
+def _type_name(hint: Any) -> str:
+    if isinstance(hint, type):
+        return hint.__name__
+    return str(hint).replace("typing.", "").replace("collections.abc.", "")
