@@ -141,8 +141,12 @@ def list_section(what: str, base: str = "") -> str:
     from boardgym.train import METHODS
 
     if what == "games":
-        rows = ["| game | gym id | what |", "|---|---|---|"]
-        rows += [f"| [{n}]({base}games/{n}.md) | `{gym_id(n)}` | {_cell(e.summary)} |" for n, e in GAMES.items()]
+        rows = ["| | game | gym id | what |", "|---|---|---|---|"]
+        rows += [
+            f'| [![{n}]({base}games/{n}.png){{ width="120" }}]({base}games/{n}.md) | [{n}]({base}games/{n}.md) | '
+            f"`{gym_id(n)}` | {_cell(e.summary)} |"
+            for n, e in GAMES.items()
+        ]
     elif what == "agents":
         rows = ["| agent | spec names | what |", "|---|---|---|"]
         for first, names in agent_families().items():
@@ -265,14 +269,17 @@ def hook_on_config(config: Any) -> Any:
 
 
 def hook_on_files(files: Any, config: Any) -> Any:
-    """Add the generated pages and each game's GIF to the build's files."""
+    """Add the generated pages, each game's GIF and its picture (the games' index) to the
+    build's files."""
     from mkdocs.structure.files import File
 
     docs_dir = Path(config["docs_dir"])
     for path, text in generated_pages(docs_dir).items():
         files.append(File.generated(config, path, content=text))
     for name in game_names():
-        files.append(File.generated(config, f"games/{name}.gif", content=demo_gif_cached(name)[0]))
+        demo = demo_gif_cached(name)
+        files.append(File.generated(config, f"games/{name}.gif", content=demo.gif))
+        files.append(File.generated(config, f"games/{name}.png", content=demo.picture))
     listed = set(_nav_pages(config["nav"]))
     unlisted = sorted(f.src_uri for f in files.documentation_pages() if f.src_uri not in listed)
     if unlisted:  # a page added to docs/ without a line in mkdocs.yml's nav still has a place

@@ -10,7 +10,7 @@ import io
 import sys
 import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from boardgym.cli.docs_text import rst_to_markdown
 
@@ -49,9 +49,20 @@ def demo_of(name: str) -> Demo:
     return Demo({}, ("mcts:simulations=50", "random")[:players] if players <= 2 else ("random",) * players)
 
 
-def demo_gif(name: str) -> tuple[bytes, str]:
-    """An animated GIF of the demo game of ``name`` drawn by ``boardgym.draw``, and a sentence
-    saying who played and how it ended."""
+class DemoFiles(NamedTuple):
+    """What the demo game of a game gives its pages."""
+
+    gif: bytes
+    """The whole game, animated."""
+    caption: str
+    """Who played and how it ended, in a sentence."""
+    picture: bytes
+    """A PNG of a position two thirds of the way through, for the games' index."""
+
+
+def demo_gif(name: str) -> DemoFiles:
+    """An animated GIF of the demo game of ``name`` drawn by ``boardgym.draw``, a sentence
+    saying who played and how it ended, and a picture from the game."""
     from PIL import Image
 
     from boardgym import draw
@@ -88,7 +99,7 @@ def demo_gif(name: str) -> tuple[bytes, str]:
         f"{players}{' on ' + params if params else ''} (agents seeded from {demo.seed}): {len(history)} moves, "
         f"{ended}, returns {returns}."
     )
-    return out.getvalue(), caption
+    return DemoFiles(out.getvalue(), caption, frames[(2 * (len(frames) - 1)) // 3])
 
 
 def game_section(name: str) -> str:
@@ -105,6 +116,7 @@ def game_section(name: str) -> str:
     lines.append(f"| players | {game.num_players} |")
     lines.append(f"| batched rules | {'yes' if entry.batched else 'no'} |")
     lines += ["", f"![A short game of {name}]({name}.gif)", "", f"*{demo_gif_caption(name)}*", ""]
+    lines += ["## In code", "", "```python", env_snippet(name), "```", ""]
 
     signature = inspect.signature(cls.__init__)
     params = game_parameters(cls)
@@ -136,7 +148,7 @@ def game_section(name: str) -> str:
     if module.__doc__:
         lines += ["", "## Manual", "", f"The docstring of `{manual}`.", "", rst_to_markdown(module.__doc__)]
     if entry.heuristics or entry.ladder:
-        lines += ["## Agents", ""]
+        lines += ["## Computer players", ""]
         if entry.heuristics:
             evals = ", ".join(f"`{e}`" for e in entry.heuristics)
             lines.append(f"- `minimax:eval=...`: {evals} (the first is the default), and `random`.")
@@ -146,7 +158,7 @@ def game_section(name: str) -> str:
 
 
 @functools.cache
-def demo_gif_cached(name: str) -> tuple[bytes, str]:
+def demo_gif_cached(name: str) -> DemoFiles:
     """``demo_gif``, made once a process (the page and the build both ask for it)."""
     return demo_gif(name)
 
@@ -159,3 +171,43 @@ def _type_name(hint: Any) -> str:
     if isinstance(hint, type):
         return hint.__name__
     return str(hint).replace("typing.", "").replace("collections.abc.", "")
+
+
+def env_snippet(name: str) -> str:
+    """The code that makes ``name``'s envs: ``gym.make`` (the opponent inside, for a
+    two-player game), ``gym.make_vec`` (the native vector env on the batched rules where the
+    game has them, Gymnasium's ``SyncVectorEnv`` otherwise) and, for a two-player game, its
+    PettingZoo AEC env with both seats."""
+    from boardgym.games import GAMES, gym_id, make_game
+
+    entry, env_id = GAMES[name], gym_id(name)
+    two_players = make_game(name).num_players == 2
+    opponent = ', opponent="random"' if two_players else ""
+    mode = "vector_entry_point" if entry.batched else "sync"
+    lines = [
+        "import gymnasium as gym",
+        "",
+        "import boardgym  # registers the gym ids",
+        "",
+        f'env = gym.make("{env_id}"{opponent})' + ("  # you play one seat" if two_players else ""),
+        "observation, info = env.reset(seed=0)",
+        "# the batched rules, every game in one call"
+        if entry.batched
+        else "# Gymnasium's SyncVectorEnv of gym.make envs",
+        "envs = gym.make_vec(",
+        f'    "{env_id}",',
+        "    num_envs=8,",
+        f'    vectorization_mode="{mode}",',
+        *(['    opponent="random",'] if two_players else []),
+        ")",
+        "observations, infos = envs.reset(seed=0)",
+    ]
+    if two_players:
+        module = entry.env.rpartition(".")[2] if entry.env else ""
+        lines += [""]
+        if module:
+            lines += [f"from boardgym.envs import {module}", "", f"aec = {module}.env()  # PettingZoo: both seats"]
+        else:
+            lines += ["from boardgym.envs import aec_env", "", f'aec = aec_env("{name}")  # PettingZoo: both seats']
+        lines += ["aec.reset(seed=0)"]
+    return "\n".join(lines)

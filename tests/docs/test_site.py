@@ -8,9 +8,11 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import shutil
 import threading
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,6 +122,24 @@ def test_the_site_configuration_is_strict() -> None:
     assert {"omitted_files", "anchors", "not_found", "unrecognized_links"} <= set(config["validation"])
 
 
+def test_the_api_signatures_are_formatted(site: Path) -> None:
+    """mkdocstrings formats a signature with Black or Ruff where one is installed: the docs
+    extra brings ruff, so a long signature shows one parameter a line, as ruff writes it."""
+    import html
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(dep.startswith(("ruff", "black")) for dep in extras["docs"])
+    signatures = [
+        html.unescape(re.sub(r"<[^>]+>", "", found))
+        for path in (site / "api").rglob("index.html")
+        for found in re.findall(r'class="doc-signature highlight"><pre>(.*?)</pre>', path.read_text(), flags=re.S)
+    ]
+    assert len(signatures) > 100
+    split = [text for text in signatures if text.strip().count("\n") > 1]
+    assert split and all(line.startswith("    ") for text in split for line in text.strip().splitlines()[1:-1])
+
+
 def _help(words: list[str]) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
@@ -205,3 +225,97 @@ def test_the_server_serves_the_built_site(site: Path) -> None:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+# -- the game pages and the games' index ----------------------------------------------------------
+def test_every_game_page_shows_the_code_that_makes_its_envs(site: Path) -> None:
+    from boardgym.cli.docs_games import env_snippet
+
+    for name in GAMES:
+        html = page(site, f"games/{name}.md").read_text()
+        assert "In code" in html and "make_vec" in html and "make" in html, f"games/{name}"
+        assert "Computer players" in html or not (GAMES[name].heuristics or GAMES[name].ladder)
+        assert not re.search(r"<h2[^>]*>Agents", html), f"games/{name}: 'Agents' is PettingZoo's word for seats"
+        exec(compile(env_snippet(name), f"<games/{name} snippet>", "exec"), {})  # runs as shown
+
+
+def test_the_games_index_shows_a_picture_of_each_game(site: Path) -> None:
+    from PIL import Image
+
+    html = page(site, "games/index.md").read_text()
+    for name in GAMES:
+        assert f'src="../{name}.png"' in html or f'src="{name}.png"' in html, f"games index: no picture of {name}"
+        with Image.open(site / "games" / f"{name}.png") as picture:
+            assert picture.format == "PNG" and picture.width > 100
+
+
+# -- wide content at 1280 pixels ------------------------------------------------------------------
+CLIPPED = """() => {
+  const column = document.querySelector('.md-content');
+  if (!column) return [];
+  const right = column.getBoundingClientRect().right + 1;
+  const scrolls = (node) => ['auto', 'scroll'].includes(getComputedStyle(node).overflowX);
+  const found = [];
+  for (const element of column.querySelectorAll('table, pre > code')) {
+    const what = `${element.tagName} "${element.textContent.trim().slice(0, 30)}"`;
+    const overflows = element.scrollWidth > element.clientWidth + 1 || element.getBoundingClientRect().right > right;
+    if (!overflows) continue;
+    let box = element;  // the nearest box within the page's column that scrolls its content
+    while (box !== column && !(scrolls(box) && box.getBoundingClientRect().right <= right)) box = box.parentElement;
+    if (box === column) { found.push(`${what}: wider than the page, and nothing scrolls it`); continue; }
+    if (box.scrollWidth > box.clientWidth + 1) {
+      const style = getComputedStyle(box);
+      if (box.offsetHeight - box.clientHeight <= 0 || style.scrollbarWidth !== 'auto')
+        found.push(`${what}: scrolls with no full-size scroll bar (${style.scrollbarWidth})`);
+      if (!style.backgroundImage.includes('gradient'))
+        found.push(`${what}: scrolls with no shadow at the hidden edge (a scroll bar may show only while scrolling)`);
+    }
+  }
+  return found;
+}"""
+"""Every table and code block of a page that is wider than its room: inside a box that scrolls
+it, within the page's column, with a full-size scroll bar and a shadow at the hidden edge
+(where scroll bars show only while scrolling, the shadow is what says the content goes on)."""
+
+
+@pytest.fixture(scope="module")
+def browser_page(site: Path) -> Any:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no Chromium: apt-get install chromium (the browser tests need it)")
+    server = site_server(site, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with sync_api.sync_playwright() as playwright:
+            # the scroll bars as a desktop draws them (headless Chromium hides them by default)
+            browser = playwright.chromium.launch(
+                executable_path=chromium, args=["--no-sandbox"], ignore_default_args=["--hide-scrollbars"]
+            )
+            view = browser.new_page(viewport={"width": 1280, "height": 900})
+            view.base_url = f"http://127.0.0.1:{server.server_address[1]}/"
+            yield view
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def clipped_on(view: Any, path: str) -> list[str]:
+    view.goto(view.base_url + path, wait_until="load")
+    return [f"{path or 'home'}: {what}" for what in view.evaluate(CLIPPED)]
+
+
+def test_the_wide_tables_and_code_the_issue_found_scroll_at_1280_px(browser_page: Any) -> None:
+    for path in ("", "guides/batched/", "guides/bring-your-model/"):
+        assert not clipped_on(browser_page, path)
+
+
+@pytest.mark.slow
+def test_no_page_clips_a_table_or_a_code_block_at_1280_px(site: Path, browser_page: Any) -> None:
+    pages = sorted(p.parent.relative_to(site).as_posix() for p in site.rglob("index.html"))
+    assert len(pages) > 50
+    clipped = [what for path in pages for what in clipped_on(browser_page, "" if path == "." else f"{path}/")]
+    assert not clipped, "\n".join(clipped)
