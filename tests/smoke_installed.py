@@ -42,9 +42,9 @@ def play_against_pretrained() -> None:
     import gymnasium as gym
 
     from boardgym import make_agent, make_game
-    from boardgym.agents.alphazero.pretrained import PRETRAINED
+    from boardgym.agents.alphazero.pretrained import shipped_networks
 
-    for name, shipped in PRETRAINED.items():
+    for name, shipped in shipped_networks().items():
         game = make_game(name, **shipped.params)
         agent = make_agent("alphazero:pretrained=true,simulations=8", game, seed=0)
         state = game.initial_state()

@@ -1,7 +1,8 @@
 """Adding a game is its rules module and one line in ``GAMES``: a toy game written to a new
 module here, and registered by one ``GameEntry`` line (in this test), plays in the AEC env,
 ``gym.make``, ``boardgym play``, a tournament, the drawing fallback and the play page's list,
-with nothing else touched."""
+with nothing else touched; the parts other tables used to keep (its page's demo, a shipped
+network, coevolution's example weights) come from the same entry."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from boardgym import draw, make_agent, make_game
 from boardgym.cli import main
 from boardgym.envs import aec_env
 from boardgym.envs.registration import register_envs
-from boardgym.games import GAMES, GameEntry, gym_id
+from boardgym.games import GAMES, Demo, GameEntry, Pretrained, gym_id
 
 TOY_MODULE = '''
 """Take-away: one heap; a move takes 1 (action 0) or 2 (action 1) tokens; taking the last wins."""
@@ -77,11 +78,32 @@ def toy_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     (tmp_path / "toy_take_away.py").write_text(TOY_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(GAMES, "take_away", GameEntry("toy_take_away:TakeAway", "take 1 or 2; the last token wins"))
+    yield from registered("take_away")
+
+
+@pytest.fixture()
+def toy_game_with_its_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The toy game with the parts other tables used to keep, in its one entry: its page's
+    demo game, a shipped network and coevolution's example weights."""
+    (tmp_path / "toy_take_away.py").write_text(TOY_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = GameEntry(
+        "toy_take_away:TakeAway",
+        "take 1 or 2; the last token wins",
+        demo=Demo({"tokens": 5}, ("minimax:depth=6", "random"), seed=3),
+        pretrained=Pretrained(params={"tokens": 5}, command="boardgym train alphazero --game take_away"),
+        coevolve_weights=(1.0, -0.5),
+    )
+    monkeypatch.setitem(GAMES, "take_away", entry)
+    yield from registered("take_away")
+
+
+def registered(name: str) -> Iterator[str]:
     register_envs()
     try:
-        yield "take_away"
+        yield name
     finally:
-        gym.registry.pop(gym_id("take_away"), None)
+        gym.registry.pop(gym_id(name), None)
         sys.modules.pop("toy_take_away", None)
 
 
@@ -150,3 +172,32 @@ def test_the_play_page_lists_it_and_plays_it(toy_game: str) -> None:
         while not view["finished"]:
             view = client.post(f"/api/sessions/{view['id']}/move", json={"action": view["legal"][-1]["action"]}).json()
         assert view["result"] == "player 1 (you) wins" and "data-action" not in view["svg"]  # 7 -> 5 -> 3 -> 1 -> 0
+
+
+def test_its_page_s_demo_comes_from_its_entry(toy_game_with_its_tables: str) -> None:
+    from boardgym.cli.docs_games import demo_gif, demo_of
+
+    assert demo_of(toy_game_with_its_tables).params == {"tokens": 5}
+    files = demo_gif(toy_game_with_its_tables)
+    assert files.gif[:3] == b"GIF" and "`minimax:depth=6`" in files.caption and "tokens=5" in files.caption
+
+
+def test_its_shipped_network_is_named_by_its_entry(toy_game_with_its_tables: str) -> None:
+    from boardgym.agents.alphazero.pretrained import pretrained_file, shipped_networks
+    from boardgym.types import BoardgymError
+
+    assert shipped_networks()[toy_game_with_its_tables].params == {"tokens": 5}
+    with pytest.raises(BoardgymError, match="trained on take_away tokens=5, not on take_away tokens=7"):
+        pretrained_file(make_game(toy_game_with_its_tables))
+    with pytest.raises(BoardgymError, match="missing from this installation"):  # the entry names it; no file here
+        pretrained_file(make_game(toy_game_with_its_tables, tokens=5))
+
+
+def test_coevolution_measures_against_its_entry_s_weights(toy_game_with_its_tables: str) -> None:
+    from boardgym.train.coevolve import weighted_opponents
+
+    game = make_game(toy_game_with_its_tables)
+    assert weighted_opponents(game, 3) == {
+        "report_weights": "coevolved:weights=1/-0.5,depth=3",
+        "random_weights": "coevolved:weights=random,depth=3",
+    }

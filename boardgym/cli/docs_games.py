@@ -9,43 +9,22 @@ import inspect
 import io
 import sys
 import typing
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from boardgym.cli.docs_text import rst_to_markdown
-
-
-@dataclass(frozen=True)
-class Demo:
-    """The short game a game's page shows: its parameters and the agents' specs, one a player."""
-
-    params: dict[str, Any]
-    agents: tuple[str, ...]
-    seed: int = 0
-
-
-DEMOS: dict[str, Demo] = {
-    "tictactoe": Demo({}, ("mcts:simulations=50", "minimax:depth=2")),
-    "connect_four": Demo({}, ("minimax:depth=2", "mcts:simulations=100")),
-    "nim": Demo({}, ("mcts:simulations=50", "nimsum")),
-    "quixo": Demo({}, ("minimax:depth=1", "mcts:simulations=50")),
-    "quarto": Demo({}, ("minimax:depth=1", "mcts:simulations=50")),
-    "hex": Demo({"size": 7}, ("minimax:depth=1", "mcts:simulations=100")),
-    "rastros": Demo({}, ("minimax:depth=2", "mcts:simulations=50")),
-    "setcover": Demo({"problem_size": 12, "num_sets": 16, "density": 0.25, "seed": 1}, ("greedy",)),
-    "blackbox": Demo({"instance": 5, "genome_length": 40}, ("random",)),
-}
-"""Each game's demo; a game not named here plays its defaults, MCTS against random."""
+from boardgym.games import Demo
 
 MAX_DEMO_MOVES = 60
 
 
 def demo_of(name: str) -> Demo:
+    """The demo game of ``name``: its entry's ``demo``, or its defaults with MCTS against random."""
     from boardgym.games import GAMES
 
-    if name in DEMOS:
-        return DEMOS[name]
-    players = GAMES[name].load().num_players
+    entry = GAMES[name]
+    if entry.demo is not None:
+        return entry.demo
+    players = entry.load().num_players
     return Demo({}, ("mcts:simulations=50", "random")[:players] if players <= 2 else ("random",) * players)
 
 

@@ -12,6 +12,7 @@ imports gymnasium, pettingzoo or torch.
 from __future__ import annotations
 
 import inspect
+import json
 import types
 import typing
 from collections.abc import Iterable
@@ -43,6 +44,32 @@ class BenchRow:
 
 
 @dataclass(frozen=True)
+class Pretrained:
+    """An AlphaZero network shipped with the package (``alphazero:pretrained=true``, the file
+    ``boardgym/agents/alphazero/pretrained/<game>.pt``): the game parameters it was trained for
+    (the game's defaults for the rest), the command that trained it and its compute budget."""
+
+    params: dict[str, Any] = field(default_factory=dict)
+    command: str = ""
+    budget: str = ""
+
+    def describe(self, game_name: str) -> str:
+        """``hex size=7`` (or just ``tictactoe``)."""
+        text = " ".join(f"{k}={param_text(v)}" for k, v in self.params.items())
+        return f"{game_name} {text}".strip()
+
+
+@dataclass(frozen=True)
+class Demo:
+    """The short game a game's page on the documentation site shows (an animation): its
+    parameters and the agents' specs, one a player, seeded from ``seed``."""
+
+    params: dict[str, Any]
+    agents: tuple[str, ...]
+    seed: int = 0
+
+
+@dataclass(frozen=True)
 class GameEntry(Entry):
     """Every part of one game, in one place. Code is named as ``"module:attr"`` strings,
     imported only when used (so this table imports nothing); the rest are plain values.
@@ -63,7 +90,10 @@ class GameEntry(Entry):
     by clicking; ``opponents``: agents the page suggests besides the generic ones, the strongest
     the package ships for the game among them (its network, its exact solver); ``bench``:
     the benchmarks' rows; ``batched``: the batched rules in torch (``boardgym.batch``), the
-    slot the batched engine fills.
+    slot the batched engine fills; ``pretrained``: the AlphaZero network the package ships for
+    the game (a ``Pretrained``); ``demo``: the short game its page shows (default: MCTS
+    against random); ``coevolve_weights``: the example weights of evaluation features that
+    ``boardgym train coevolve`` measures its champion against (besides random weights).
     """
 
     gym_name: str = ""
@@ -80,6 +110,9 @@ class GameEntry(Entry):
     opponents: tuple[str, ...] = ()
     bench: tuple[BenchRow, ...] = ()
     batched: str = ""
+    pretrained: Pretrained | None = None
+    demo: Demo | None = None
+    coevolve_weights: tuple[float, ...] = ()
 
 
 _RULES = "boardgym.games"
@@ -116,6 +149,11 @@ GAMES: dict[str, GameEntry] = {
             BenchRow("batched", settings={"pgx": "tic_tac_toe"}),
             BenchRow("alphabeta", "tictactoe exact", settings={"eval": None, "depth": None}),
         ),
+        demo=Demo({}, ("mcts:simulations=50", "minimax:depth=2")),
+        pretrained=Pretrained(
+            command="boardgym train alphazero --game tictactoe --run-name pretrained --workers 1",
+            budget="60 iterations (3,840 self-play games at 48 simulations), 5 min 16 s wall on 2 shared CPU cores",
+        ),
     ),
     "connect_four": GameEntry(
         f"{_RULES}.connect_four:ConnectFour",
@@ -143,6 +181,21 @@ GAMES: dict[str, GameEntry] = {
             BenchRow("move", settings={"spec": "mcts:simulations=800"}),
             BenchRow("move", settings={"spec": "minimax:depth=6"}),
         ),
+        demo=Demo({}, ("minimax:depth=2", "mcts:simulations=100")),
+        pretrained=Pretrained(
+            command="boardgym train alphazero --game connect_four --run-name t17 --init "
+            "runs/connect_four/alphazero/t16/final.pt --replay runs/connect_four/alphazero/t16/replay-5.pt "
+            "--solved-positions 100000 --solved-plies 23-38 --seed 15 --games-per-iteration 0 --iterations 6 "
+            "--train-steps 800 --batch-size 512 --lr 0.0002 --lr-schedule cosine --blocks 5 --channels 64 "
+            "--buffer-size 600000 --workers 2 --threads 2 --eval-every 0: the last of a chain (docs/pretrained.md, "
+            "tenth and eleventh runs); before it, the 3 x 48 network's self-play with --solver-targets 16 on an H100 "
+            "machine, a 5 x 64 network trained on that buffer on its GPU, then runs t12-t16 on the 2 CPU cores with "
+            "--solved-positions",
+            budget="3 x 48 network: 232 self-play iterations, 70 min on a third of a CPU core then 185 min on 2; then "
+            "7.6 + 3.3 min on an H100 machine with 16 cores (3,000 self-play games, 105,028 rows; the 5 x 64 network's "
+            "15 iterations of 1,000 steps beside them); then about 1 h 25 min on the 2 CPU cores: 250,000 solved "
+            "positions of careful-random play (41 min of solving) and 14 training iterations of 600-800 steps",
+        ),
     ),
     "nim": GameEntry(
         f"{_RULES}.nim:Nim",
@@ -160,6 +213,7 @@ GAMES: dict[str, GameEntry] = {
             BenchRow("envs", openspiel="nim", openspiel_params={"pile_sizes": "1;3;5;7;9", "is_misere": False}),
             BenchRow("batched"),
         ),
+        demo=Demo({}, ("mcts:simulations=50", "nimsum")),
     ),
     "quixo": GameEntry(
         f"{_RULES}.quixo:Quixo",
@@ -173,6 +227,15 @@ GAMES: dict[str, GameEntry] = {
         opponents=(_SHIPPED,),
         batched="boardgym.batch.quixo:BatchedQuixo",
         bench=(BenchRow("envs"), BenchRow("batched")),
+        demo=Demo({}, ("minimax:depth=1", "mcts:simulations=50")),
+        pretrained=Pretrained(
+            params={"size": 5, "max_moves": 100},
+            command="boardgym train alphazero --game quixo --run-name pretrained --blocks 2 --channels 32 "
+            "--simulations 32 --games-per-iteration 32 --parallel-games 32 --temperature-moves 8 --train-steps 40 "
+            "--batch-size 128 --buffer-size 30000 --iterations 67 --eval-every 5 --eval-games 10 --eval-opponents "
+            '"random;mcts:simulations=200" --workers auto',
+            budget="67 iterations (2,144 self-play games at 32 simulations), 26 min on 2 CPU cores (2 self-play workers)",
+        ),
     ),
     "quarto": GameEntry(
         f"{_RULES}.quarto:Quarto",
@@ -184,6 +247,7 @@ GAMES: dict[str, GameEntry] = {
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS),
         batched="boardgym.batch.quarto:BatchedQuarto",
         bench=(BenchRow("envs"), BenchRow("batched")),
+        demo=Demo({}, ("minimax:depth=1", "mcts:simulations=50")),
     ),
     "hex": GameEntry(
         f"{_RULES}.hex:Hex",
@@ -208,6 +272,19 @@ GAMES: dict[str, GameEntry] = {
             BenchRow("move", params={"size": 7}, settings={"spec": "mcts:simulations=800"}),
             BenchRow("move", params={"size": 7}, settings={"spec": "minimax:depth=3,eval=dijkstra"}),
         ),
+        demo=Demo({"size": 7}, ("minimax:depth=1", "mcts:simulations=100")),
+        pretrained=Pretrained(
+            params={"size": 7},
+            command="boardgym train alphazero --game hex -p size=7 --run-name pretrained --blocks 2 --channels 32 "
+            "--simulations 32 --games-per-iteration 32 --parallel-games 32 --temperature-moves 6 --train-steps 40 "
+            "--batch-size 128 --buffer-size 30000 --iterations 5 --eval-every 4 --eval-games 10 --eval-opponents "
+            '"random;mcts:simulations=200" --workers 1, then the same options with --run-name pretrained2 --init '
+            "pretrained --iterations 100 --workers auto (the first run's network as then shipped, in float16), then "
+            "that run resumed (--resume) with --iterations 300",
+            budget="5 iterations (160 self-play games at 32 simulations), 27 min wall on 2 CPU cores shared with "
+            "four other jobs; then 300 iterations (9,600 games at 32 simulations), 10 min 38 s and 16 min 36 s "
+            "wall on the 2 idle CPU cores (2 self-play workers)",
+        ),
     ),
     "rastros": GameEntry(
         f"{_RULES}.rastros:Rastros",
@@ -220,6 +297,11 @@ GAMES: dict[str, GameEntry] = {
         opponents=("minimax:depth=4",),
         batched="boardgym.batch.rastros:BatchedRastros",
         bench=(BenchRow("envs"), BenchRow("batched")),
+        demo=Demo({}, ("minimax:depth=2", "mcts:simulations=50")),
+        # seed report 002's example chromosome [3, 2] over its features (distance to the start,
+        # distance to the own goal), the one that beat [1, -100] in its pair-of-games test; our
+        # Rastros features add the distance to the opponent's goal and the mobility, weighted 0
+        coevolve_weights=(3.0, 2.0, 0.0, 0.0),
     ),
     "setcover": GameEntry(
         f"{_RULES}.setcover:SetCover",
@@ -229,6 +311,7 @@ GAMES: dict[str, GameEntry] = {
         drawing=f"{_DRAW}.setcover:draw",
         web_limits={"problem_size": 100, "num_sets": 200},
         opponents=("greedy", "astar", "ucs"),
+        demo=Demo({"problem_size": 12, "num_sets": 16, "density": 0.25, "seed": 1}, ("greedy",)),
     ),
     "blackbox": GameEntry(
         f"{_RULES}.blackbox:BlackBox",
@@ -239,6 +322,7 @@ GAMES: dict[str, GameEntry] = {
         drawing=f"{_DRAW}.blackbox:draw",
         web_limits={"genome_length": 2000},
         web_defaults={"instance": 5, "genome_length": 40},
+        demo=Demo({"instance": 5, "genome_length": 40}, ("random",)),
     ),
 }
 """The games by the name the CLI, agent specs, gym ids and run folders share; adding a game is
@@ -336,3 +420,10 @@ __all__ = [
     "make_game",
     "parse_game_params",
 ]
+
+
+def param_text(value: Any) -> str:
+    """A game parameter's value as typed after ``-p KEY=`` (``1,3,5``, ``true``, ``7``)."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value))
+    return json.dumps(value) if isinstance(value, bool) else str(value)

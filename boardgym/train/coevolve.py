@@ -17,7 +17,7 @@ irrelevant to alpha-beta; only ratios matter).
 
 Evaluation (``eval/``): the cup winner, at ``max(depths)``, against ``random``, against
 alpha-beta with the game's own heuristic, with the report's example weights
-(``REPORT_WEIGHTS``, Rastros only) and with random weights drawn anew each game.
+(the game entry's ``coevolve_weights``, Rastros's only) and with random weights drawn anew each game.
 
     boardgym train coevolve --game rastros --run-name rastros
 """
@@ -36,15 +36,11 @@ import torch
 from boardgym.agents.coevolved import FORMAT, CoevolvedAgent, feature_count, weighted_minimax
 from boardgym.config import option
 from boardgym.game import Game
+from boardgym.games import entry_of
 from boardgym.train.training_run import RunConfig, TrainingRun, run_main
 from boardgym.types import BoardgymError
 
 METHOD = "coevolve"
-
-REPORT_WEIGHTS: dict[str, tuple[float, ...]] = {"rastros": (3.0, 2.0, 0.0, 0.0)}
-"""Seed report 002's example chromosome [3, 2] over its features (distance to the start,
-distance to the own goal), the one that beat [1, -100] in its pair-of-games test; our Rastros
-features add the distance to the opponent's goal and the mobility, weighted 0 here."""
 
 
 @dataclass(frozen=True)
@@ -84,10 +80,7 @@ def train(config: Config) -> Path:
         raise BoardgymError(f"coevolution plays two-player games; {game.name} has {game.num_players} player(s)")
     depth = max(config.depths)
     opponents: dict[str, Any] = {"random": "random", "minimax": f"minimax:depth={depth}"}
-    if game.name in REPORT_WEIGHTS:
-        report = "/".join(f"{w:g}" for w in REPORT_WEIGHTS[game.name])
-        opponents["report_weights"] = f"coevolved:weights={report},depth={depth}"
-    opponents["random_weights"] = f"coevolved:weights=random,depth={depth}"
+    opponents.update(weighted_opponents(game, depth))
     with run:
         rng = np.random.default_rng(config.seed)
         population = rng.uniform(-1.0, 1.0, (config.population, size))
@@ -134,6 +127,19 @@ def train(config: Config) -> Path:
         run.games, cup.played = run.games + cup.played, 0
         measure()
         return run.finish(payload())
+
+
+def weighted_opponents(game: Game, depth: int) -> dict[str, str]:
+    """The alpha-beta players with fixed weights the champion is measured against: the
+    example weights of the game's entry (``coevolve_weights``), where it has them, and random
+    weights drawn anew each game."""
+    entry = entry_of(game)
+    opponents = {}
+    if entry is not None and entry.coevolve_weights:
+        weights = "/".join(f"{w:g}" for w in entry.coevolve_weights)
+        opponents["report_weights"] = f"coevolved:weights={weights},depth={depth}"
+    opponents["random_weights"] = f"coevolved:weights=random,depth={depth}"
+    return opponents
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m boardgym.train.coevolve") -> int:

@@ -11,11 +11,14 @@ import torch
 from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent, load_network, save_network
 from boardgym.agents.alphazero.network import build_network
-from boardgym.agents.alphazero.pretrained import PRETRAINED, shipped_file
+from boardgym.agents.alphazero.pretrained import shipped_file, shipped_networks
 from boardgym.agents.alphazero.pretrained.__main__ import export
 from boardgym.evaluate.match import play_games
 from boardgym.games import make_game as make_rules
 from boardgym.types import BoardgymError
+
+PRETRAINED = shipped_networks()
+"""The shipped networks, by game (each game's ``pretrained`` in ``GAMES``)."""
 
 
 def _game_of(name: str):

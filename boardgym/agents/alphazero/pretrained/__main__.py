@@ -1,6 +1,6 @@
 """Ship a trained network: ``python -m boardgym.agents.alphazero.pretrained runs/<game>/alphazero/<run>/final.pt``
 writes it, in float16, as ``boardgym/agents/alphazero/pretrained/<game>.pt`` (what
-``alphazero:pretrained=true`` loads once the game has its line in ``PRETRAINED``)."""
+``alphazero:pretrained=true`` loads once the game's ``GAMES`` entry names it with ``pretrained=``)."""
 
 from __future__ import annotations
 
