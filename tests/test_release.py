@@ -93,7 +93,7 @@ def test_release_installs_and_runs(tmp_path: Path) -> None:
     _assert_holds("the sdist", in_sdist, package_files)
     for name in ("pyproject.toml", "README.md", "CHANGELOG.md", "MANIFEST.in", "tests/test_release.py"):
         assert name in in_sdist, f"the sdist lacks {name} (MANIFEST.in)"
-    assert not any(name.startswith("docs/candidates/") for name in in_sdist), "docs/candidates went into the sdist"
+    assert not any(name.startswith("data/candidates/") for name in in_sdist), "data/candidates went into the sdist"
 
     _pip(python, "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(tmp_path / "unpacked" / root))
     (wheel,) = dist.glob("*.whl")
