@@ -13,17 +13,21 @@
 Every row gives steps per wall-second and per CPU-second of this process (all its threads:
 pgx's XLA runs several), best of ``--rounds`` alternating rounds of ``--seconds`` each, and the
 ratios of ours at ``--ratio-batch`` to pgx and to the scalar rules. The rows come from the games'
-``GAMES`` entries (``bench=``: ``BenchRow("batched", ...)`` names pgx's game).
+``GAMES`` entries (``bench=``: ``BenchRow("batched", ...)`` names pgx's game). ``--plot PATH``
+also writes the figures as ``PATH.json`` and draws them from there (``plot_speeds``) as
+``PATH.png``: steps per CPU-second against batch size, a panel a game.
 
     boardgym bench batched [--games tictactoe connect_four] [--batches 1 256 4096 65536] [--devices cpu cuda]
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +38,7 @@ from boardgym.bench import RoundsOptions, label, optional_import, rows
 from boardgym.bench.env_speed import rules_steps_per_second
 from boardgym.config import option, options_from_argv
 from boardgym.games import BenchRow, gym_id, make_game
+from boardgym.runs import atomic_write_text
 
 Rate = tuple[float, float]
 """Steps per wall-second and per CPU-second."""
@@ -54,6 +59,10 @@ class Options(RoundsOptions):
     sync_envs: int = option(64, "envs of the SyncVectorEnv row", minimum=1)
     native_envs: int = option(4096, "envs of the native vector env row", minimum=1)
     pgx: bool = option(True, "measure pgx where it is installed")
+    plot: str | None = option(
+        None,
+        "also write the figures as PATH.json and, from them, a plot of steps per CPU-second by batch size as PATH.png",
+    )
 
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench batched") -> int:
@@ -67,14 +76,24 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench batched") ->
         f"random play with auto-reset, steps/s per wall-second | per CPU-second, best of {options.rounds} rounds of "
         f"{options.seconds:g} s; torch on {options.threads} thread(s)\n"
     )
+    figures = {}
     for game, row in rows(*Options.BENCHES, wanted=options.games):
-        _game_table(game, row, options, devices, pgx)
+        figures[label(game, row)] = _game_table(game, row, options, devices, pgx)
     if options.pgx and pgx is None:
         print("pgx is not installed: pip install -e '.[bench]' for its rows")
+    if options.plot is not None:
+        path = Path(options.plot)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path.with_suffix(".json"), json.dumps(figures, indent=1) + "\n")
+        plot_speeds(figures, path.with_suffix(".png"))
+        print(f"figures: {path.with_suffix('.json')}; plot: {path.with_suffix('.png')}")
     return 0
 
 
-def _game_table(game: str, row: BenchRow, options: Options, devices: tuple[str, ...], pgx: Any) -> None:
+def _game_table(game: str, row: BenchRow, options: Options, devices: tuple[str, ...], pgx: Any) -> dict[str, Any]:
+    """Print one game's rows; return its figures (steps per wall- and CPU-second) by row:
+    ``batches`` (each row's rates by batch size: ours on each device, pgx) and ``single``
+    (the rows of one size: the scalar rules, the two vector envs)."""
     print(f"## {label(game, row)}")
     print(f"  {'':<28}" + "".join(f"{'B=' + str(b):>22}" for b in options.batches))
     ours: dict[tuple[str, int], Rate] = {}
@@ -102,6 +121,37 @@ def _game_table(game: str, row: BenchRow, options: Options, devices: tuple[str, 
         notes.append(f"native / sync vector env {native[1] / sync[1]:.1f}x")
         print(f"  per CPU-second at B={options.ratio_batch} on cpu: " + ", ".join(notes))
     print()
+    batches = {f"ours ({device})": {str(b): ours[(device, b)] for b in options.batches} for device in devices}
+    if peer:
+        batches[f"pgx ({_jax_device()})"] = {str(b): rate for b, rate in peer.items()}
+    single = {
+        "scalar rules (one game)": scalar,
+        f"SyncVectorEnv, {options.sync_envs} envs": sync,
+        f"native vector env, {options.native_envs} envs": native,
+    }
+    return {"batches": batches, "single": single}
+
+
+def plot_speeds(figures: dict[str, Any], path: Path) -> Path:
+    """One panel a game of ``figures`` (``main``'s, as in the JSON): steps per CPU-second
+    against batch size on log scales, ours and pgx as lines, the one-size rows as level lines."""
+    from matplotlib.figure import Figure  # a bare Figure: the Agg canvas, no pyplot state
+
+    fig = Figure(figsize=(4.2 * min(len(figures), 3), 3.4 * -(-len(figures) // 3)), layout="constrained")
+    axes = fig.subplots(-(-len(figures) // 3), min(len(figures), 3), squeeze=False).flat
+    for (game, table), ax in zip(figures.items(), axes, strict=False):  # figures first: no panel lost
+        for name, rates in table["batches"].items():
+            sizes = sorted(rates, key=int)
+            ax.plot([int(b) for b in sizes], [rates[b][1] for b in sizes], marker="o", label=name)
+        for (name, rate), style in zip(table["single"].items(), (":", "--", "-."), strict=False):
+            ax.axhline(rate[1], linestyle=style, color="grey", linewidth=1)
+            ax.annotate(name, (1, rate[1]), xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize=7)
+        ax.set(xscale="log", yscale="log", title=game, xlabel="batch size (games)", ylabel="steps per CPU-second")
+        ax.legend(fontsize=7, loc="upper left")
+    for ax in list(axes):  # the grid's unused panels
+        ax.set_visible(False)
+    fig.savefig(path, dpi=100)
+    return path
 
 
 def batched_rate(game: str, row: BenchRow, batch: int, device: str, seconds: float) -> Rate:

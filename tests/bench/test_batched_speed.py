@@ -4,8 +4,10 @@ comes where pgx is installed (the ``bench`` extra), and the bench says how to ge
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +26,25 @@ def test_a_tiny_run_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None
         assert row in out
     assert "ours / scalar rules" in out and "native / sync vector env" in out
     assert "pgx" not in out.split("## tictactoe")[1]
+
+
+def test_the_plot_is_drawn_from_the_bench_s_own_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from PIL import Image
+
+    argv = ["bench", "batched", "--games", "tictactoe", "nim", "--no-pgx", *TINY, "--plot", str(tmp_path / "speed")]
+    assert main(argv) == 0
+    figures = json.loads((tmp_path / "speed.json").read_text())
+    assert set(figures) == {"tictactoe", "nim"}
+    table = figures["tictactoe"]
+    assert set(table["batches"]["ours (cpu)"]) == {"1", "64"} and all(
+        r[1] > 0 for r in table["batches"]["ours (cpu)"].values()
+    )
+    assert {"scalar rules (one game)", "SyncVectorEnv, 2 envs", "native vector env, 16 envs"} == set(table["single"])
+    with Image.open(tmp_path / "speed.png") as picture:
+        assert picture.format == "PNG" and picture.width > 400
+    assert f"plot: {tmp_path / 'speed.png'}" in capsys.readouterr().out
+    # the plot is made from the JSON alone, so a saved run can be drawn again
+    assert batched_speed.plot_speeds(figures, tmp_path / "again.png").is_file()
 
 
 @pytest.mark.skipif(
