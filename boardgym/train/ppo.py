@@ -100,8 +100,8 @@ def train(config: Config) -> Path:
         config,
         METHOD,
         format=FORMAT,
-        total=config.timesteps,
-        unit="step",
+        total=-(-config.timesteps // (config.n_steps * config.n_envs)) * config.n_steps * config.n_envs,
+        unit="step",  # SB3 plays whole rollouts of n_steps x n_envs: the bar's end is the step reached
         resume_keys=("net_arch", "policy", "optimizer", "snapshots"),
     )
     game = run.game

@@ -193,6 +193,23 @@ def test_the_bar_is_off_where_stderr_is_not_a_terminal(tmp_path: Path, capsys: p
     assert capsys.readouterr().err == ""
 
 
+def test_the_bar_grows_to_a_step_past_its_total(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library that rounds the budget up (SB3's whole rollouts) ends the bar at the step the
+    log shows, not at the total asked for."""
+    import io
+
+    from tqdm import tqdm
+
+    import boardgym.train.training_run as training_run
+
+    monkeypatch.setattr(training_run, "progress_bar", lambda enabled=True, **kw: tqdm(file=io.StringIO(), **kw))
+    with TrainingRun(toy(tmp_path, progress=True), "toy", format=FORMAT, total=3) as run:
+        run.advance_to(2)
+        assert (run.bar.n, run.bar.total) == (2, 3)
+        run.advance_to(5)
+        assert (run.bar.n, run.bar.total) == (5, 5) and run.step == 5
+
+
 def test_ray_lost_under_a_run_says_how_to_resume_it(tmp_path: Path) -> None:
     from boardgym.cluster import RayLost
 
