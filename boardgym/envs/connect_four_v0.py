@@ -17,7 +17,7 @@ Board and actions (action = column 0..6, typed as a letter ``a``..``g``)::
        0  1  2  3  4  5  6     <- action
 
 ==================  =============================================================
-Agents              ``player_0`` (X, moves first), ``player_1`` (O)
+Agents (seats)      ``player_0`` (X, moves first), ``player_1`` (O)
 Action space        ``Discrete(7)``: drop a disc in that column
 Observation         ``Box(0, 1, (2, 6, 7), float32)``: plane 0 the observing
                     player's discs, plane 1 the opponent's; row 0 is the top row

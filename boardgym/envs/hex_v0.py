@@ -24,7 +24,7 @@ for White's first move only: Black's stone on ``(x, y)`` becomes a White stone o
 cell ``(y, x)`` and Black moves again, so each colour keeps its own edges.
 
 ==================  =============================================================
-Agents              ``player_0`` (Black, X, moves first), ``player_1`` (White, O)
+Agents (seats)      ``player_0`` (Black, X, moves first), ``player_1`` (White, O)
 Action space        ``Discrete(size * size)``, or ``size * size + 1`` with swap
 Observation         ``Box(0, 1, (3, size, size), float32)``: plane 0 the observing
                     player's stones, plane 1 the opponent's, plane 2 all ones for

@@ -22,7 +22,7 @@ heaps: ``T = 9``, 45 actions; action 20 = heap 2 (the one with 5), take 3. Typed
     heap 5: 9  |||||||||
 
 ==================  =============================================================
-Agents              ``player_0`` (moves first), ``player_1``
+Agents (seats)      ``player_0`` (moves first), ``player_1``
 Action space        ``Discrete(len(heaps) * T)``
 Observation         ``Box(0, 1, (1, len(heaps), max(heaps)), float32)``: row i
                     holds heaps[i] ones from the left (same for both players)

@@ -21,7 +21,7 @@ a piece for the opponent; the very first turn only chooses. The agent to move ch
 each choice, so the same agent acts twice in a row.
 
 ==================  =============================================================
-Agents              ``player_0`` (chooses first), ``player_1`` (places first)
+Agents (seats)      ``player_0`` (chooses first), ``player_1`` (places first)
 Action space        ``Discrete(32)``: 0..15 place the piece in hand on that cell
                     (``b3``); 16..31 choose piece ``action - 16`` for the opponent
                     (``p11`` or ``1011``)

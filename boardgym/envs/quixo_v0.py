@@ -27,7 +27,7 @@ e.g. ``c1:B`` (take c1, push it in at the bottom of column c). 5x5: a1:B = 0, a1
 b1:B = 2, b1:L = 3, b1:R = 4, ..., e5:L = 43.
 
 ==================  =============================================================
-Agents              ``player_0`` (X, moves first), ``player_1`` (O)
+Agents (seats)      ``player_0`` (X, moves first), ``player_1`` (O)
 Action space        ``Discrete(44)`` on 5x5 (32 on 4x4, 20 on 3x3)
 Observation         ``Box(0, 1, (2, size, size), float32)``: plane 0 cubes showing
                     the observing player's symbol, plane 1 the opponent's

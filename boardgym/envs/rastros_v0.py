@@ -23,7 +23,7 @@ not black; the cell it left turns black. The stone on (8,1) wins for S, on (1,8)
 whoever moved it there; a player with no move loses. No draws.
 
 ==================  =============================================================
-Agents              ``player_0`` (S, moves first), ``player_1`` (N)
+Agents (seats)      ``player_0`` (S, moves first), ``player_1`` (N)
 Action space        ``Discrete(8)``: step direction 0..7 = N, NE, E, SE, S, SW, W,
                     NW (N is toward row 1); typed as the destination ``row,col``
 Observation         ``Box(0, 1, (4, 8, 8), float32)``: plane 0 the white stone,

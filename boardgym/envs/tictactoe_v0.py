@@ -15,7 +15,7 @@ Board and actions (action = cell; typed as column letter + row number, e.g. ``b2
     3  6 | 7 | 8
 
 ==================  =============================================================
-Agents              ``player_0`` (X, moves first), ``player_1`` (O)
+Agents (seats)      ``player_0`` (X, moves first), ``player_1`` (O)
 Action space        ``Discrete(9)``
 Observation         ``Box(0, 1, (2, 3, 3), float32)``: plane 0 the observing
                     player's marks, plane 1 the opponent's
