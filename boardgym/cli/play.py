@@ -83,8 +83,8 @@ def play(options: PlayOptions) -> int:
         mover = game.current_player(state)
         try:
             action = players[mover].act(game, state)
-        except GameAbandoned as quit:
-            print(f"{quit}: game abandoned")
+        except GameAbandoned as abandoned:
+            print(f"{abandoned}: game abandoned")
             return 0
         if mover != seat:
             print(f"opponent plays {game.action_to_str(state, action)}")
