@@ -108,29 +108,31 @@ def flood_while_another_plays(server: Any, cookies: str, other_address: str) -> 
         running.append(threads.submit(create))
         time.sleep(CAP / 2)  # the flood is under way: a worker has had a flood search
 
-        player = visitor(server.url, other_address)
-        waits: list[float] = []
-        creates: list[float] = []
-        while len(waits) < AGENT_MOVES:  # whole games, the agent first, the person's first legal move
-            started = time.perf_counter()
-            created = player.post(
-                "/api/sessions", json={"game": "tictactoe", "players": ["mcts:simulations=200", "human"]}
-            )
-            creates.append(time.perf_counter() - started)
-            assert created.status_code == 201, created.text  # a new visitor can always create a game
-            view = created.json()
-            while not view["finished"]:
-                if view["human_to_move"]:
-                    action = view["legal"][0]["action"]
-                    response = player.post(f"/api/sessions/{view['id']}/move", json={"action": action})
-                else:
-                    started = time.perf_counter()
-                    response = player.post(f"/api/sessions/{view['id']}/agent")
-                    waits.append(time.perf_counter() - started)
-                assert response.status_code == 200, response.text
-                view = response.json()
-            assert player.delete(f"/api/sessions/{view['id']}").status_code == 200
-        stop.set()
+        try:  # a failure below must still stop the flood's threads, or the pool's exit waits for ever
+            player = visitor(server.url, other_address)
+            waits: list[float] = []
+            creates: list[float] = []
+            while len(waits) < AGENT_MOVES:  # whole games, the agent first, the person's first legal move
+                started = time.perf_counter()
+                created = player.post(
+                    "/api/sessions", json={"game": "tictactoe", "players": ["mcts:simulations=200", "human"]}
+                )
+                creates.append(time.perf_counter() - started)
+                assert created.status_code == 201, created.text  # a new visitor can always create a game
+                view = created.json()
+                while not view["finished"]:
+                    if view["human_to_move"]:
+                        action = view["legal"][0]["action"]
+                        response = player.post(f"/api/sessions/{view['id']}/move", json={"action": action})
+                    else:
+                        started = time.perf_counter()
+                        response = player.post(f"/api/sessions/{view['id']}/agent")
+                        waits.append(time.perf_counter() - started)
+                    assert response.status_code == 200, response.text
+                    view = response.json()
+                assert player.delete(f"/api/sessions/{view['id']}").status_code == 200
+        finally:
+            stop.set()
         for future in running:
             future.result()
     player.close()
