@@ -166,6 +166,7 @@ def test_a_flooding_client_does_not_starve_another(server_factory: Any) -> None:
     assert any("thinking" in text for text in messages), messages  # and the moves' share
 
 
+@pytest.mark.slow  # about 35 s each on 2 cores; the address's shares have fast tests in test_pool.py and below
 @pytest.mark.parametrize("cookies", ["rotating", "forged"])
 def test_a_flood_rotating_its_cookies_does_not_take_the_server(server_factory: Any, cookies: str) -> None:
     """A fresh cookie for every request made a fresh visitor: 210 creates filled the 200 games
