@@ -6,15 +6,26 @@ the format, the game and the required keys are checked, each failure one sentenc
 to do. ``checkpoint_content`` turns a payload of the right format whose content does not fit
 into one such sentence too.
 
+What a file may make a loader allocate is bounded before anything is built: every tensor of
+a payload must be stored as itself (``check_stored_tensors``: no expanded or strided views,
+which ``weights_only=True`` accepts), a declared MLP has at most ``MAX_LAYERS`` layers of at
+most ``MAX_WIDTH`` units (``check_mlp_sizes``), and no network of more than
+``DEFAULT_MAX_PARAMETERS`` parameters is built unless ``BOARDGYM_MAX_PARAMETERS`` allows it
+(``check_parameter_count``).
+
 This module reads games duck-typed (``name`` and ``params()``): it sits below the games layer.
 """
 
 from __future__ import annotations
 
+import errno
 import io
+import itertools
 import json
+import os
+import pickle
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -120,24 +131,11 @@ def load_checkpoint(
             payload = torch.load(path, map_location=map_location, weights_only=True)
     except BoardgymError:
         raise
-    except OSError as error:  # the file is fine, we may not read it (another user's, a lost mount)
-        if error.errno is None:  # not the operating system's error: torch's own about the content
-            raise BoardgymError(
-                f"{name} cannot be read ({type(error).__name__}): it is corrupt or not a boardgym checkpoint; "
-                f"pass another file or retrain with `{retrain}`"
-            ) from None
-        raise BoardgymError(
-            f"{name} cannot be opened: {error.strerror or error}; the file is there but this user may not read "
-            "it: ask its owner to make it readable (chmod a+r) or copy it"
-        ) from None
-    except Exception as error:  # torch raises many kinds for a corrupt or foreign file
-        reason = type(error).__name__
-        raise BoardgymError(
-            f"{name} cannot be read ({reason}): it is corrupt or not a boardgym checkpoint; "
-            f"pass another file or retrain with `{retrain}`"
-        ) from None
+    except Exception as error:  # torch raises many kinds for a corrupt, cut-off or foreign file
+        raise BoardgymError(unreadable(name, error, f"pass another file or retrain with `{retrain}`")) from None
     if not isinstance(payload, dict):
         raise BoardgymError(f"{name} is not a boardgym checkpoint (it holds no dict); retrain with `{retrain}`")
+    check_stored_tensors(payload, name, f"retrain with `{retrain}`")
     payload = _upgrade(payload)
     if format is not None and payload.get("format") != format:
         found = payload.get("format")
@@ -169,6 +167,129 @@ def load_checkpoint(
             f"retrain with `{retrain}`"
         )
     return payload
+
+
+def unreadable(name: str, error: BaseException, advice: str) -> str:
+    """The sentence for a ``torch.load`` of ``name`` that failed with ``error``: this user may
+    not read the file (the operating system's ``EACCES``/``EPERM``), or its content is cut off
+    or not a torch file at all. A zip cut short makes torch raise ``OSError`` errno 22 (or a
+    ``RuntimeError`` of its stream reader), which is damage, not a permission problem."""
+    if isinstance(error, OSError) and error.errno in (errno.EACCES, errno.EPERM):
+        return (
+            f"{name} cannot be opened: {error.strerror or error}; the file is there but this user may not read "
+            "it: ask its owner to make it readable (chmod a+r) or copy it"
+        )
+    if isinstance(error, OSError) and error.errno not in (None, errno.EINVAL):  # a lost mount, a disk error
+        return f"{name} cannot be read: {error.strerror or error}; check the disk or copy the file again"
+    kind = type(error).__name__
+    if isinstance(error, (OSError, EOFError)) or "PytorchStreamReader" in str(error):
+        return (
+            f"{name} cannot be read ({kind}): it is damaged or incomplete (cut off by an interrupted copy or a "
+            f"full disk); copy it again, {advice}"
+        )
+    if isinstance(error, pickle.UnpicklingError):  # weights_only refuses a class, a function or a foreign opcode
+        return (
+            f"{name} cannot be read as tensors only ({kind}): it is corrupt, or a pickle of objects or code, which "
+            f"boardgym never runs; {advice}"
+        )
+    return f"{name} cannot be read ({kind}): it is corrupt or not a torch file; {advice}"
+
+
+# -- limits: what a file may ask a loader to allocate -------------------------------------------
+
+PARAMETERS_ENV = "BOARDGYM_MAX_PARAMETERS"
+"""The environment variable that raises (or lowers) ``DEFAULT_MAX_PARAMETERS``."""
+DEFAULT_MAX_PARAMETERS = 50_000_000
+"""The most parameters a loader builds from one file (200 MB of float32) unless
+``BOARDGYM_MAX_PARAMETERS`` says otherwise: a few kilobytes may declare a network of
+gigabytes, and nothing a board game needs comes near it."""
+MAX_LAYERS = 64
+"""The most linear layers of a loaded MLP."""
+MAX_WIDTH = 1 << 16
+"""The most units of one layer of a loaded MLP."""
+
+
+def max_parameters() -> int:
+    """``DEFAULT_MAX_PARAMETERS``, or the whole number in ``BOARDGYM_MAX_PARAMETERS``."""
+    text = os.environ.get(PARAMETERS_ENV, "").strip().replace("_", "")
+    if not text:
+        return DEFAULT_MAX_PARAMETERS
+    if not text.isdigit() or int(text) < 1:
+        raise BoardgymError(
+            f"{PARAMETERS_ENV}={os.environ[PARAMETERS_ENV]!r} is not a whole number of parameters; "
+            f"set it to one such as {DEFAULT_MAX_PARAMETERS} or unset it"
+        )
+    return int(text)
+
+
+def shown(value: Any, width: int = 40) -> str:
+    """``value`` as one short line of text, for a sentence about a value read from a file."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def check_parameter_count(count: int, name: str) -> None:
+    """Refuse, in one sentence, to build ``count`` parameters for ``name`` beyond ``max_parameters()``."""
+    limit = max_parameters()
+    if count > limit:
+        raise BoardgymError(
+            f"{name} declares a network of {count:,} parameters, more than the {limit:,} boardgym builds from a "
+            f"file; if you trust the file and mean it, set {PARAMETERS_ENV}={count} in the environment"
+        )
+
+
+def mlp_parameter_count(sizes: Sequence[int]) -> int:
+    """The weights and biases of linear layers from ``sizes[0]`` inputs through ``sizes[-1]`` outputs."""
+    return sum(inputs * outputs + outputs for inputs, outputs in itertools.pairwise(sizes))
+
+
+def check_mlp_sizes(sizes: Any, name: str, hint: str) -> list[int]:
+    """``sizes`` (inputs, hidden widths..., outputs) as a list of ints, refused in one sentence
+    unless it is 2 to ``MAX_LAYERS + 1`` whole numbers from 1 to ``MAX_WIDTH`` whose network
+    has at most ``max_parameters()`` parameters; checked before anything is built."""
+    if not isinstance(sizes, (list, tuple)) or not 2 <= len(sizes) <= MAX_LAYERS + 1:
+        found = f"{len(sizes)} sizes" if isinstance(sizes, (list, tuple)) else shown(sizes)
+        raise BoardgymError(
+            f"{name} declares layer sizes {found}, not 2 to {MAX_LAYERS + 1} numbers (at most {MAX_LAYERS} "
+            f"layers); {hint}"
+        )
+    for size in sizes:
+        if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_WIDTH:
+            raise BoardgymError(
+                f"{name} declares a layer of {shown(size)} units; widths are whole numbers from 1 to "
+                f"{MAX_WIDTH}; {hint}"
+            )
+    check_parameter_count(mlp_parameter_count(sizes), name)
+    return list(sizes)
+
+
+def check_stored_tensors(payload: Any, name: str, advice: str) -> None:
+    """Refuse, in one sentence, a payload holding a tensor that is not stored as itself: an
+    expanded (stride-0) or other non-contiguous view, a storage smaller than its elements, a
+    sparse or other layout. ``torch.load(weights_only=True)`` accepts such tensors, and an
+    expanded one of a few bytes in the file becomes gigabytes the moment a loader copies it.
+    After this check every tensor's elements are bytes of the file. Reads metadata only."""
+    import torch
+
+    pending: list[tuple[str, Any]] = [("", payload)]
+    while pending:
+        key, value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend((f"{key}.{k}" if key else str(k), v) for k, v in value.items())
+        elif isinstance(value, (list, tuple)):
+            pending.extend((f"{key}[{i}]", v) for i, v in enumerate(value))
+        elif isinstance(value, torch.Tensor):
+            where = f"{name}: tensor {key or 'payload'} {tuple(value.shape)}"
+            if value.layout != torch.strided:
+                raise BoardgymError(f"{where} is stored as {value.layout}, not as a plain dense tensor; {advice}")
+            needed = value.numel() * value.element_size()
+            stored = value.untyped_storage().nbytes()
+            if not value.is_contiguous() or stored < needed:
+                raise BoardgymError(
+                    f"{where} is a view of {stored} stored bytes with strides {tuple(value.stride())}, not its "
+                    f"own {needed} bytes (an expanded or strided tensor that would be copied out to full size); "
+                    f"save each tensor with .contiguous().clone(), or {advice}"
+                )
 
 
 CONTENT_ERRORS = (KeyError, IndexError, TypeError, ValueError, RuntimeError, AttributeError, OverflowError)

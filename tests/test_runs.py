@@ -179,7 +179,7 @@ def _corrupt_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "empty": (tmp_path / "empty.pt", "is empty"),
         "dev-null": (Path(os.devnull), "not a regular file|is empty"),
         "garbage": (tmp_path / "garbage.pt", "cannot be read.*corrupt"),
-        "truncated": (tmp_path / "truncated.pt", "cannot be read.*corrupt"),
+        "truncated": (tmp_path / "truncated.pt", "cannot be read.*damaged or incomplete"),
         "not a dict": (tmp_path / "list.pt", "holds no dict"),
         "pickled object": (tmp_path / "pickled.pt", "cannot be read"),
     }

@@ -18,7 +18,7 @@ import numpy as np
 
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.sb3_zip import build_policy, is_sb3_zip, read_sb3_policy
-from boardgym.checkpoints import check_finite, checkpoint_content, load_checkpoint
+from boardgym.checkpoints import check_finite, check_mlp_sizes, checkpoint_content, load_checkpoint
 from boardgym.game import Game
 from boardgym.types import Action
 
@@ -46,6 +46,9 @@ class PPOAgent(BaseAgent):
                 stored = sum(value.numel() for value in policy.values() if hasattr(value, "numel"))
                 if not all(width >= 1 for width in net_arch) or sum(net_arch) > stored:
                     raise ValueError(f"net_arch {net_arch} does not fit the {stored} weights stored")
+                inputs = int(np.prod(game.observation_shape))
+                for outputs in (game.num_actions, 1):  # the two heads, bounded before they are built
+                    check_mlp_sizes([inputs, *net_arch, outputs], f"ppo checkpoint {str(checkpoint)!r}", "retrain it")
                 self.policy = build_policy(game, net_arch)
                 self.policy.load_state_dict(payload["policy"])
         self.policy.set_training_mode(False)

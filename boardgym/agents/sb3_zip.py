@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.checkpoints import game_signature
+from boardgym.checkpoints import check_mlp_sizes, check_parameter_count, check_stored_tensors, game_signature
 from boardgym.game import Game
 from boardgym.runs import atomic_write_bytes
 from boardgym.types import BoardgymError
@@ -115,12 +115,17 @@ def read_sb3_policy(path: Path, game: Game, device: str = "cpu") -> Any:
         ) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise BoardgymError(f"{name}: its policy.pth is not a state_dict of tensors; save the model again")
+    check_stored_tensors(state, f"{name}: its policy.pth", "save the model again")
+    check_parameter_count(sum(value.numel() for value in state.values()), name)
     pi, vf = _layers(state, "policy_net", name), _layers(state, "value_net", name)
     if declared is not None and declared != {"pi": pi, "vf": vf}:
         raise BoardgymError(
             f"{name}: policy_kwargs.net_arch says {declared}, but the weights have layers pi={pi}, vf={vf}; "
             "the file is inconsistent, save it again"
         )
+    inputs = int(np.prod(game.observation_shape))  # the network the shapes declare, bounded before it is built
+    check_mlp_sizes([inputs, *pi, game.num_actions], f"{name} (policy_net)", "save the model again")
+    check_mlp_sizes([inputs, *vf, 1], f"{name} (value_net)", "save the model again")
     policy = build_policy(game, {"pi": pi, "vf": vf}, device="cpu", activation=activation)
     try:
         policy.load_state_dict(state)

@@ -30,7 +30,7 @@ import numpy as np
 
 from boardgym.agents.base import BaseAgent
 from boardgym.agents.sb3_zip import ACTIVATIONS
-from boardgym.checkpoints import game_signature
+from boardgym.checkpoints import MAX_LAYERS, check_mlp_sizes, check_stored_tensors, game_signature, shown, unreadable
 from boardgym.game import Game
 from boardgym.types import Action, BoardgymError
 
@@ -91,17 +91,11 @@ def read_tensors(path: Path | str | None, what: str, agent: str, hint: str) -> d
         with warnings.catch_warnings():  # torch warns of a foreign pickle's protocol before refusing it
             warnings.simplefilter("ignore")
             payload = torch.load(path, map_location="cpu", weights_only=True)
-    except OSError as error:
-        if error.errno is not None:
-            raise BoardgymError(f"{name} cannot be opened: {error.strerror or error}; make it readable") from None
-        raise BoardgymError(f"{name} cannot be read ({type(error).__name__}): it is no torch file; {hint}") from None
-    except Exception as error:  # torch raises many kinds for a foreign file or a pickle of objects
-        raise BoardgymError(
-            f"{name} cannot be read as tensors only ({type(error).__name__}): it is corrupt, or a pickle of "
-            f"objects or code, which boardgym never runs; {hint}"
-        ) from None
+    except Exception as error:  # torch raises many kinds for a cut-off or foreign file, or a pickle of objects
+        raise BoardgymError(unreadable(name, error, hint)) from None
     if not isinstance(payload, dict):
         raise BoardgymError(f"{name} holds a {type(payload).__name__}, not a dict of weights; {hint}")
+    check_stored_tensors(payload, name, hint)
     return dict(payload)
 
 
@@ -122,9 +116,10 @@ def read_policy(path: Path | str | None, game: Game) -> Any:
     if not isinstance(architecture, dict) or not isinstance(weights, dict) or architecture.get("kind") != "mlp":
         raise BoardgymError(f"{name} declares no MLP architecture with its weights; {SAVE_HINT}")
     sizes, activation = architecture.get("sizes"), architecture.get("activation")
-    if not isinstance(sizes, list) or len(sizes) < 2 or not isinstance(activation, str):
-        raise BoardgymError(f"{name} declares sizes {sizes!r} and activation {activation!r}; {SAVE_HINT}")
+    if not isinstance(activation, str):
+        raise BoardgymError(f"{name} declares activation {shown(activation)}, not a name; {SAVE_HINT}")
     _check_activation(activation, name)
+    sizes = check_mlp_sizes(sizes, name, SAVE_HINT)  # before any weight is read: a file may declare gigabytes
     found = _sizes(weights, len(sizes) - 1, game, name, SAVE_HINT)
     if found != sizes:
         raise BoardgymError(f"{name} declares layer sizes {sizes}, but its weights have {found}; {SAVE_HINT}")
@@ -147,6 +142,8 @@ def read_tianshou_policy(path: Path | str | None, game: Game, activation: str) -
             f"{name} holds no Tianshou Net (no {TIANSHOU_PREFIXES[0]}<i>.weight among its keys); "
             f"train on tianshou.utils.net.common.Net and {TIANSHOU_HINT}"
         )
+    if len(numbered) > MAX_LAYERS:
+        raise BoardgymError(f"{name} holds {len(numbered)} linear layers, more than the {MAX_LAYERS} boardgym loads")
     weights = {}
     for index, number in enumerate(numbered):
         for part in ("weight", "bias"):
@@ -154,7 +151,7 @@ def read_tianshou_policy(path: Path | str | None, game: Game, activation: str) -
             if key not in payload:
                 raise BoardgymError(f"{name} lacks {key}; {TIANSHOU_HINT}")
             weights[f"{index}.{part}"] = payload[key]
-    _sizes(weights, len(numbered), game, name, TIANSHOU_HINT)
+    check_mlp_sizes(_sizes(weights, len(numbered), game, name, TIANSHOU_HINT), name, TIANSHOU_HINT)
     return build_mlp(weights, len(numbered), activation)
 
 
@@ -226,7 +223,12 @@ def _sizes(weights: dict[str, Any], layers: int, game: Game, name: str, hint: st
         weight, bias = weights.get(f"{index}.weight"), weights.get(f"{index}.bias")
         if not isinstance(weight, torch.Tensor) or not isinstance(bias, torch.Tensor):
             raise BoardgymError(f"{name} lacks the weight and bias of layer {index}; {hint}")
-        if weight.ndim != 2 or tuple(bias.shape) != (weight.shape[0],) or not weight.is_floating_point():
+        if (
+            weight.ndim != 2
+            or tuple(bias.shape) != (weight.shape[0],)
+            or not weight.is_floating_point()
+            or not bias.is_floating_point()
+        ):
             raise BoardgymError(
                 f"{name}: layer {index} has weight {tuple(weight.shape)} and bias {tuple(bias.shape)}, "
                 f"not a linear layer's; {hint}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,14 +26,35 @@ class ServeOptions(Options):
     move_seconds: float = option(10.0, "cap on one agent move, seconds", above=0, maximum=3600)
     max_games: int = option(200, "games held at once", minimum=1, maximum=100_000)
     client_games: int = option(20, "games one visitor (browser) may hold at once", minimum=1, maximum=100_000)
+    address_games: int = option(
+        50,
+        "games one network address may hold at once, all its visitors together (behind a proxy: all visitors, "
+        "unless --trusted-proxy names it)",
+        minimum=1,
+        maximum=100_000,
+    )
+    trusted_proxy: tuple[str, ...] = option(
+        (),
+        "address of a reverse proxy in front of the server (repeatable): the visitor address it forwards "
+        "(X-Forwarded-For) counts instead of its own",
+        repeat=True,
+        metavar="ADDRESS",
+    )
     worker_memory: int = option(
         2048, "address space of each agent worker, MB (0: no cap)", minimum=0, maximum=1_048_576, metavar="MB"
     )
 
     def check(self) -> None:
-        from boardgym.web.app import checkpoints_from
+        from boardgym.web.offer import checkpoints_from
 
         checkpoints_from(self.checkpoint)
+        for proxy in self.trusted_proxy:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise BoardgymError(
+                    f"--trusted-proxy {proxy!r} is not an address or network, e.g. 127.0.0.1 or 10.0.0.0/8"
+                ) from None
 
 
 def serve(options: ServeOptions) -> int:
@@ -46,6 +68,8 @@ def serve(options: ServeOptions) -> int:
         move_seconds=options.move_seconds,
         max_sessions=options.max_games,
         client_games=options.client_games,
+        address_games=options.address_games,
+        trusted_proxies=options.trusted_proxy,
         worker_memory=options.worker_memory,
     )
     return 0

@@ -75,13 +75,15 @@ class BatchedVecEnv(VecEnv):
         return [getattr(self.env, attr_name)] * len(self._indices(indices))
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        self._indices(indices)  # refused before anything is set: the envs share one attribute
         setattr(self.env, attr_name, value)
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> Any:
         if method_name == "action_masks":  # one row per env, as a list would give them
             return self.action_masks()[self._indices(indices)]
+        chosen = self._indices(indices)
         result = getattr(self.env, method_name)(*method_args, **method_kwargs)
-        return [result] * len(self._indices(indices))
+        return [result] * len(chosen)
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: Any = None) -> list[bool]:
         return [False] * len(self._indices(indices))
@@ -90,4 +92,13 @@ class BatchedVecEnv(VecEnv):
         return attr_name == "action_masks" or hasattr(self.env, attr_name)
 
     def _indices(self, indices: Any) -> Sequence[int]:
-        return list(self._get_indices(indices))
+        """The envs ``indices`` names (None: all; an int; a list of ints), each from 0 to
+        ``num_envs - 1``, or one sentence: SB3's own ``VecEnv`` raises ``IndexError`` here."""
+        chosen = list(self._get_indices(indices))
+        for index in chosen:
+            if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self.num_envs:
+                raise BoardgymError(
+                    f"env index {index!r} is out of range: this VecEnv holds {self.num_envs} envs, 0 to "
+                    f"{self.num_envs - 1}"
+                )
+        return [int(index) for index in chosen]

@@ -45,6 +45,16 @@ from boardgym.games import make_game
 from boardgym.types import BoardgymError, IllegalActionError, as_action
 
 
+def learner_seat(seat: int | str | None) -> int | None:
+    """The learner's fixed seat, 0 or 1, from what the ``seat=`` option of this env and of the
+    native vector env takes (0, 1, "0", "1"); None for None or "random" (drawn each episode)."""
+    if seat in ("random", None):
+        return None
+    if seat in (0, 1, "0", "1") and not isinstance(seat, bool):
+        return int(seat)
+    raise BoardgymError(f"seat={seat!r} must be 0 (move first), 1 (move second) or None (random)")
+
+
 class SingleAgentEnv(gym.Env):
     """A two-player game against a built-in opponent (see the module docstring)."""
 
@@ -61,11 +71,7 @@ class SingleAgentEnv(gym.Env):
         self.game = make_game(game, **game_params) if isinstance(game, str) else game
         if self.game.num_players != 2:
             raise BoardgymError(f"{self.game.name} is not a two-player game; use its own env")
-        if seat in ("random", None):
-            seat = None
-        elif seat not in (0, 1, "0", "1"):
-            raise BoardgymError(f"seat={seat!r} must be 0 (move first), 1 (move second) or None (random)")
-        self.fixed_seat = None if seat is None else int(seat)
+        self.fixed_seat = learner_seat(seat)
         self.render_mode = check_render_mode(self.game, render_mode)
         self.window = human_window(self.game, self.render_mode, self.metadata)
         self.opponent = make_agent(opponent, self.game)

@@ -29,11 +29,25 @@ planes ``[N, C, H, W]`` and legal mask ``bool[N, A]`` of the envs where it moves
 ``long[N]``; self-play plugs a network in here), or any other agent spec (``"mcts:
 simulations=50"``), which plays through the scalar rules one env at a time: correct, not fast.
 Numpy arrays come out by default; ``tensors=True`` returns torch tensors on ``device``.
+
+When something goes wrong the env says so and never plays on a corrupted game:
+
+- an opponent's move that is not legal (a policy's action out of the mask, or out of the
+  action space) raises ``BoardgymError`` naming the env and the action, as the scalar env
+  does; it is never played, and never leaves an episode over with an all-zero mask;
+- a ``step``, ``reset`` or ``start_next_episodes`` that fails part-way (the opponent raised, or
+  moved illegally) leaves some games moved and others not: the env then refuses every call but
+  ``reset()`` and ``close()`` with a sentence saying which error it was, instead of playing the
+  learner's next action for the opponent;
+- ``reset(seed=)`` takes a whole number from 0 to 2**64 - 1 (or None) and refuses anything
+  else (``1.5`` is not read as 1); ``action_masks()`` before ``reset()`` or after ``close()``
+  refuses; ``num_envs`` is at most ``MAX_ENVS``, checked before any space is allocated.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import gymnasium as gym
@@ -46,6 +60,7 @@ from gymnasium.vector.utils import batch_space
 from boardgym.agents.base import Agent
 from boardgym.agents.registry import make_agent
 from boardgym.batch import BatchedGame, batched
+from boardgym.envs.single_agent import learner_seat
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.types import BoardgymError
@@ -55,6 +70,9 @@ Policy = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 MAX_REPLIES = 1000
 """Opponent moves in a row before the env gives up (a game that never hands the turn back)."""
+MAX_ENVS = 1 << 20
+"""The most envs one vector env holds (checked before Gymnasium's ``batch_space`` allocates
+its bounds, hundreds of bytes an env); a GPU is busy long before."""
 
 
 class BatchedVectorEnv(VectorEnv):
@@ -79,13 +97,19 @@ class BatchedVectorEnv(VectorEnv):
                 f"render_mode={render_mode!r}: the native vector env does not render; render one game with gym.make"
             )
         self.game = make_game(game, **game_params) if isinstance(game, str) else game
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise BoardgymError(f"num_envs={num_envs!r} must be a whole number of envs, at least 1")
+        if num_envs > MAX_ENVS:
+            raise BoardgymError(
+                f"num_envs={num_envs} is more than MAX_ENVS={MAX_ENVS} (boardgym.envs.vector); run several "
+                "vector envs or fewer games at once"
+            )
+        num_envs = int(num_envs)
         self.rules: BatchedGame[Any] = batched(self.game, device=device)
         self.device = self.rules.device
         self.num_envs = num_envs
         self.tensors = bool(tensors)
-        self.fixed_seat = _seat(seat)
+        self.fixed_seat = learner_seat(seat)
         self.opponent = opponent
         self._agents: list[Agent] | None = None
         if isinstance(opponent, str) and opponent != "random":
@@ -99,26 +123,34 @@ class BatchedVectorEnv(VectorEnv):
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(np.random.SeedSequence().generate_state(1)[0]))
         self.state: Any = None
+        self.closed = False
+        self.broken: str | None = None  # why the last call failed part-way; refuse all but reset()
         self.seats = torch.zeros(num_envs, dtype=torch.long, device=self.device)
         self.finished = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
         self._everywhere = torch.ones(num_envs, dtype=torch.bool, device=self.device)
 
     # -- the API -----------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        seed = check_seed(seed)
         if seed is not None:
-            self.generator.manual_seed(int(seed))
+            self.generator.manual_seed(seed)
             self._agents = None
-        self.state = self.rules.init(self.num_envs, self.generator)
-        self.seats = self._draw_seats(self.seats, self._everywhere)
-        self.finished = torch.zeros_like(self.finished)
-        info: dict[str, Any] = {}
-        self._opponent_moves(info)
-        return self._out(self._observations()), self._info(info)
+        self.closed, self.broken = False, None
+        with self._failing("reset()"):
+            self.state = self.rules.init(self.num_envs, self.generator)
+            self.seats = self._draw_seats(self.seats, self._everywhere)
+            self.finished = torch.zeros_like(self.finished)
+            info: dict[str, Any] = {}
+            self._opponent_moves(info)
+            return self._out(self._observations()), self._info(info)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        if self.state is None:
-            raise BoardgymError("call reset() before step()")
+        self._check_ready("step()")
         actions = self._actions(actions)
+        with self._failing("step()"):
+            return self._step(actions)
+
+    def _step(self, actions: torch.Tensor) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         rules, restarting = self.rules, self.finished
         playing = ~restarting
         info: dict[str, Any] = {}
@@ -148,21 +180,49 @@ class BatchedVectorEnv(VectorEnv):
         seat, the opponent's opening moves), instead of at the next ``step``: the observations
         and infos of all envs after it. For loops that reset in the same step (Stable-Baselines3's
         ``VecEnv``, ``boardgym.envs.sb3_vec``)."""
+        self._check_ready("start_next_episodes()")
         info: dict[str, Any] = {}
-        if bool(self.finished.any()):
-            self.state = self.rules.restart(self.state, self.finished, self.generator)
-            self.seats = self._draw_seats(self.seats, self.finished)
-            self.finished = torch.zeros_like(self.finished)
-            self._opponent_moves(info)
-        return self._out(self._observations()), self._info(info)
+        with self._failing("start_next_episodes()"):
+            if bool(self.finished.any()):
+                self.state = self.rules.restart(self.state, self.finished, self.generator)
+                self.seats = self._draw_seats(self.seats, self.finished)
+                self.finished = torch.zeros_like(self.finished)
+                self._opponent_moves(info)
+            return self._out(self._observations()), self._info(info)
 
     def action_masks(self) -> Any:
         """The learner's legal actions, int8 ``[N, A]``; all ones where an episode has just ended."""
+        self._check_ready("action_masks()")
         masks = self.rules.legal_mask(self.state) | self.finished.unsqueeze(1)
         return self._out(masks.to(torch.int8))
 
     def close(self, **kwargs: Any) -> None:
         self.state = None
+        self.closed = True
+
+    def _check_ready(self, call: str) -> None:
+        """One sentence when ``call`` cannot run: closed, never reset, or broken by a failure."""
+        if self.closed:
+            raise BoardgymError(f"{call} on a closed vector env; make a new one, or call reset() to reopen it")
+        if self.state is None:
+            raise BoardgymError(f"call reset() before {call}")
+        if self.broken is not None:
+            raise BoardgymError(
+                f"{call} refused: an earlier call failed part-way ({self.broken}), leaving some games moved and "
+                "others not; call reset() to start every game again"
+            )
+
+    @contextmanager
+    def _failing(self, call: str) -> Iterator[None]:
+        """Mark the env broken when ``call`` raises inside, so no game is played on half-moved."""
+        try:
+            yield
+        except BaseException as error:
+            first = (str(error).strip().splitlines() or [""])[0][:160]
+            self.broken = (
+                f"{call} raised {type(error).__name__}: {first}" if first else f"{call} raised {type(error).__name__}"
+            )
+            raise
 
     # -- inside --------------------------------------------------------------------------------------
     def _opponent_moves(self, info: dict[str, Any]) -> torch.Tensor:
@@ -194,8 +254,21 @@ class BatchedVectorEnv(VectorEnv):
             return rules.random_actions(state, self.generator)
         if callable(self.opponent):
             opponent_seat = 1 - self.seats
-            actions = self.opponent(rules.observation(state, opponent_seat), rules.legal_mask(state))
-            return rules.check_actions(state, actions)
+            legal = rules.legal_mask(state)
+            actions = self.opponent(rules.observation(state, opponent_seat), legal)
+            try:
+                actions = rules.check_actions(state, actions)
+            except BoardgymError as error:
+                raise BoardgymError(f"the opponent policy's actions are wrong: {error}") from None
+            safe = actions.clamp(0, self.game.num_actions - 1)
+            illegal = to_move & ~(legal.gather(1, safe.unsqueeze(1)).squeeze(1) & (safe == actions))
+            if bool(illegal.any()):  # the scalar env raises here too: never a silent lost game
+                index = int(torch.nonzero(illegal)[0, 0])
+                raise BoardgymError(
+                    f"the opponent policy chose action {int(actions[index])} in env {index}, which is not legal "
+                    f"there ({int(illegal.sum())} env(s) in all); return an action whose legal[i, action] is True"
+                )
+            return actions
         return self._agent_actions(state, to_move)
 
     def _agent_actions(self, state: Any, to_move: torch.Tensor) -> torch.Tensor:
@@ -242,12 +315,14 @@ class BatchedVectorEnv(VectorEnv):
         return values if self.tensors else values.cpu().numpy()
 
 
-def _seat(seat: int | str | None) -> int | None:
-    if seat in ("random", None):
+def check_seed(seed: Any) -> int | None:
+    """``seed`` as an int from 0 to 2**64 - 1 (what ``torch.Generator.manual_seed`` takes), or
+    None; anything else (text, a float such as 1.5 or NaN, a number out of range) is one sentence."""
+    if seed is None:
         return None
-    if seat in (0, 1, "0", "1") and not isinstance(seat, bool):
-        return int(seat)
-    raise BoardgymError(f"seat={seat!r} must be 0 (move first), 1 (move second) or None (random)")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
+        raise BoardgymError(f"seed={seed!r} must be a whole number from 0 to 2**64 - 1, or None")
+    return int(seed)
 
 
 def make_vector_env(num_envs: int = 1, **kwargs: Any) -> gym.vector.VectorEnv:

@@ -10,10 +10,13 @@ killed and replaced; the agent is rebuilt on its next move. Only the move counts
 the cap: a worker's start-up and the building of an agent (loading a network) do not.
 
 Fair shares: each ``client`` (a visitor of the page) has at most ``client_running`` moves
-thinking and ``client_waiting`` more waiting (more is refused, HTTP 429), and a free worker
-goes to the waiting clients in turn (round-robin), not to the oldest request, so that one
-visitor's flood of long searches delays another's move by at most one move of each client
-ahead in the round. Each worker's address space is capped (``memory_mb``, RLIMIT_AS, and
+thinking and ``client_waiting`` more waiting, and each network ``address`` (every visitor
+behind it: a household, a proxy) at most ``address_running`` thinking (default: all workers
+but one, so that one address never holds them all) and ``address_waiting`` more waiting;
+more is refused (HTTP 429). A free worker goes to the waiting addresses in turn
+(round-robin), and within an address to its clients in turn, not to the oldest request, so
+that a flood of long searches from one address, however many cookies it rotates through,
+delays another address's move by at most one move of each address ahead in the round. Each worker's address space is capped (``memory_mb``, RLIMIT_AS, and
 the server ends a worker that reaches it, where /proc shows it): a search that outgrows it
 fails with one sentence and its worker is replaced. A worker ends
 itself when the server's process is gone (its pipe closes or its parent changes), even in
@@ -34,26 +37,24 @@ import asyncio
 import atexit
 import multiprocessing
 import os
-import resource
-import signal
 import time
 import weakref
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import Any
 
 import anyio
 
-from boardgym.procs import watch_parent
 from boardgym.types import BoardgymError
+from boardgym.web.worker import address_space, hide_paths, serve_agents, spec_label
 
-AGENTS_PER_WORKER = 64
+__all__ = ["AgentPool", "AgentTimeout", "ClientBusy", "Move", "PoolBusy", "hide_paths", "spec_label"]
+
 STARTUP_SECONDS = 120
 MEMORY_MB = 2048  # a worker's address space (torch alone maps about 650 MB of it)
 CLIENT_RUNNING = 1
 CLIENT_WAITING = 4
-PARENT_POLL_SECONDS = 1.0
+ADDRESS_WAITING = 8
 MEMORY_POLL_SECONDS = 0.2
 MEMORY_WATCH_SHARE = 0.97  # a worker this close to its cap is ended (it may be spinning there)
 
@@ -90,7 +91,7 @@ class Move:
 class _Worker:
     def __init__(self, context: Any, memory_mb: int) -> None:
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, os.getpid(), memory_mb), daemon=True)
+        self.process = context.Process(target=serve_agents, args=(child, os.getpid(), memory_mb), daemon=True)
         self.process.start()
         child.close()
         self.ready = False  # until its imports are done: that time does not count against a move's cap
@@ -115,7 +116,7 @@ class _Worker:
                 return "timeout"
             if self.connection.poll(min(left, MEMORY_POLL_SECONDS)):
                 return "ready"
-            if memory_mb > 0 and _address_space(self.process.pid) >= limit:
+            if memory_mb > 0 and address_space(self.process.pid) >= limit:
                 return "memory"
 
     def stop(self) -> None:
@@ -137,6 +138,8 @@ class AgentPool:
         memory_mb: int = MEMORY_MB,
         client_running: int = CLIENT_RUNNING,
         client_waiting: int = CLIENT_WAITING,
+        address_running: int | None = None,
+        address_waiting: int = ADDRESS_WAITING,
         wait_seconds: float | None = None,
     ) -> None:
         if workers < 1:
@@ -154,6 +157,13 @@ class AgentPool:
         self.memory_mb = int(memory_mb)
         self.client_running = client_running
         self.client_waiting = client_waiting
+        self.address_running = max(1, workers - 1) if address_running is None else address_running
+        self.address_waiting = address_waiting
+        if self.address_running < 1 or address_waiting < 0:
+            raise BoardgymError(
+                f"address_running={self.address_running} must be at least 1 and address_waiting={address_waiting} "
+                "at least 0"
+            )
         # How long a move may wait for a worker: a few moves of the clients ahead in the round.
         self.wait_seconds = float(wait_seconds) if wait_seconds is not None else 3 * self.move_seconds + 10.0
         self._context = multiprocessing.get_context("spawn")  # the server runs threads: never fork it
@@ -162,6 +172,9 @@ class AgentPool:
         self._queues: dict[str, deque[tuple[str, asyncio.Future[int]]]] = {}
         self._running: dict[str, int] = {}
         self._served: dict[str, int] = {}  # client -> the turn it was last served in
+        self._address: dict[str, str] = {}  # client -> its network address, while it has moves
+        self._address_running: dict[str, int] = {}
+        self._address_served: dict[str, int] = {}  # address -> the turn it was last served in
         self._turns = 0
         self._last_worker: dict[str, int] = {}
         self._started = False
@@ -183,13 +196,15 @@ class AgentPool:
         state: Any,
         *,
         client: str = "",
+        address: str | None = None,
         label: str | None = None,
     ) -> Move:
         """One move of agent ``key`` (built from ``spec`` on first use) in ``state``, for
-        ``client``; a ``state`` of None only builds the agent, to report a bad spec early.
-        Messages name the agent ``label`` (default: the spec without checkpoint paths)."""
+        ``client`` at network ``address`` (default: a client is an address of its own); a
+        ``state`` of None only builds the agent, to report a bad spec early. Messages name the
+        agent ``label`` (default: the spec without checkpoint paths)."""
         name = label if label is not None else spec_label(spec)
-        index = await self._take(key, client)
+        index = await self._take(key, client, client if address is None else address)
         worker = self._workers[index]
         try:
             await anyio.to_thread.run_sync(worker.wait_ready, abandon_on_cancel=True)
@@ -266,9 +281,10 @@ class AgentPool:
         return [worker.process.pid for worker in self._workers if worker.process.pid is not None]
 
     # -- internals ----------------------------------------------------------------------------
-    async def _take(self, key: str, client: str) -> int:
-        """A free worker for ``client``, in its turn: the clients with a move waiting are
-        served round-robin, each with at most ``client_running`` moves thinking."""
+    async def _take(self, key: str, client: str, address: str) -> int:
+        """A free worker for ``client`` at ``address``, in its turn: the addresses with a move
+        waiting are served round-robin, and each address's clients in turn, each within its
+        share of moves thinking."""
         assert self._started, "call start() first"
         queue = self._queues.get(client)
         waiting = len(queue) if queue else 0
@@ -277,8 +293,15 @@ class AgentPool:
                 f"you already have {self.client_running} agent move(s) thinking and {waiting} waiting, this "
                 "server's share for one visitor; wait for them to finish before asking for more"
             )
+        shared = self._address_running.get(address, 0) + self._address_waiting(address)
+        if shared >= self.address_running + self.address_waiting:
+            raise ClientBusy(
+                f"your network address already has {shared} agent moves thinking or waiting, this server's share "
+                "for one address (every visitor behind it); wait for them to finish before asking for more"
+            )
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._queues.setdefault(client, deque()).append((key, future))
+        self._address[client] = address
         self._dispatch()
         try:
             async with asyncio.timeout(self.wait_seconds):
@@ -297,37 +320,55 @@ class AgentPool:
             raise
 
     def _dispatch(self) -> None:
-        """Hand free workers to waiting moves, one client after another: of the clients with
-        a move waiting and a move to spare, the one served longest ago (or never) goes first."""
+        """Hand free workers to waiting moves, one address after another and one client of an
+        address after another: of the clients with a move waiting and a move to spare (theirs
+        and their address's), the one whose address was served longest ago (or never) goes
+        first, and of its clients the one served longest ago."""
         while self._idle and self._queues:
             eligible = []
             for client, queue in self._queues.items():
                 while queue and queue[0][1].done():  # cancelled while waiting
                     queue.popleft()
-                if queue and self._running.get(client, 0) < self.client_running:
+                address = self._address[client]
+                if (
+                    queue
+                    and self._running.get(client, 0) < self.client_running
+                    and self._address_running.get(address, 0) < self.address_running
+                ):
                     eligible.append(client)
             for client in [c for c, q in self._queues.items() if not q]:
                 del self._queues[client]
                 self._forget_turn(client)
             if not eligible:
                 return
-            chosen = min(eligible, key=lambda c: self._served.get(c, -1))
+            chosen = min(
+                eligible, key=lambda c: (self._address_served.get(self._address[c], -1), self._served.get(c, -1))
+            )
+            address = self._address[chosen]
             queue = self._queues[chosen]
             key, future = queue.popleft()
             if not queue:
                 del self._queues[chosen]
             self._turns += 1
-            self._served[chosen] = self._turns
+            self._served[chosen] = self._address_served[address] = self._turns
             preferred = self._last_worker.get(key)  # the worker that holds this agent's tree
             index = preferred if preferred in self._idle else self._idle[0]
             self._idle.remove(index)
             self._running[chosen] = self._running.get(chosen, 0) + 1
+            self._address_running[address] = self._address_running.get(address, 0) + 1
             future.set_result(index)
 
+    def _address_waiting(self, address: str) -> int:
+        return sum(len(queue) for client, queue in self._queues.items() if self._address.get(client) == address)
+
     def _forget_turn(self, client: str) -> None:
-        """A client with nothing thinking or waiting starts afresh (first in the next round)."""
+        """A client with nothing thinking or waiting starts afresh (first in the next round),
+        and so does an address none of whose clients has."""
         if client not in self._queues and client not in self._running:
             self._served.pop(client, None)
+            address = self._address.pop(client, None)
+            if address is not None and address not in self._address.values():
+                self._address_served.pop(address, None)
 
     def _drop(self, client: str, future: asyncio.Future[int]) -> None:
         queue = self._queues.get(client)
@@ -345,6 +386,12 @@ class AgentPool:
             self._running[client] = running
         else:
             self._running.pop(client, None)
+        address = self._address.get(client, client)
+        shared = self._address_running.get(address, 0) - 1
+        if shared > 0:
+            self._address_running[address] = shared
+        else:
+            self._address_running.pop(address, None)
         self._idle.append(index)
         self._dispatch()
         self._forget_turn(client)
@@ -370,145 +417,3 @@ def _close_pools() -> None:
 
 class _WorkerLost(Exception):
     """A sentence from a worker that ends itself (it ran out of memory)."""
-
-
-def hide_paths(message: str, spec: str, label: str) -> str:
-    """``message`` with the checkpoint path of ``spec`` (in any form it may take there)
-    replaced by ``label``, e.g. ``@az``: the page names checkpoints, never their paths."""
-    shown = spec_label(spec)
-    if label != shown:  # the worker names the agent by its spec
-        message = message.replace(repr(shown), repr(label))
-    path = _checkpoint_path(spec)
-    if not path:
-        return message
-    forms = {path, os.path.abspath(path), os.path.realpath(path)}
-    for form in sorted(forms, key=len, reverse=True):
-        for text in (repr(form), f'"{form}"', form):
-            message = message.replace(text, label)
-    for form in sorted(forms, key=len, reverse=True):  # what is left of it: its folder
-        folder = os.path.dirname(form)
-        if len(folder) > 1:
-            message = message.replace(folder, "(a folder of the server)")
-    return message
-
-
-def _checkpoint_path(spec: str) -> str | None:
-    _, _, rest = spec.partition(":")
-    for item in rest.split(","):
-        key, _, value = item.strip().partition("=")
-        if key == "checkpoint" and value:
-            return value
-    return None
-
-
-def spec_label(spec: str) -> str:
-    """A spec as shown to the browser: without checkpoint paths."""
-    name, _, rest = spec.partition(":")
-    kept = [item for item in rest.split(",") if item and not item.strip().startswith("checkpoint=")]
-    return name + (":" + ",".join(kept) if kept else "")
-
-
-def _serve(connection: Connection, parent: int, memory_mb: int) -> None:
-    """A worker: build agents on demand, play their moves, report errors as one sentence;
-    it ends when the server (``parent``) is gone, and lives within ``memory_mb`` of address
-    space (0: no cap)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    watch_parent(parent, PARENT_POLL_SECONDS)
-    if memory_mb > 0:
-        limit = memory_mb * 1024 * 1024
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    from boardgym.agents.registry import make_agent
-    from boardgym.games import make_game
-
-    connection.send(("ready",))
-    agents: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
-    while True:
-        try:
-            message = connection.recv()
-        except (EOFError, OSError):
-            return
-        if message[0] == "forget":
-            agents.pop(message[1], None)
-            continue
-        _, key, game_name, params, spec, seed, state = message
-        try:
-            if key not in agents:
-                game = make_game(game_name, **params)
-                agent = make_agent(spec, game, seed=seed)
-                if hasattr(agent, "reset"):
-                    agent.reset(seed=seed)
-                agents[key] = (game, agent)
-                while len(agents) > AGENTS_PER_WORKER:
-                    agents.popitem(last=False)
-            agents.move_to_end(key)
-            game, agent = agents[key]
-        except MemoryError:
-            _out_of_memory(connection, spec, memory_mb)
-            return
-        except BoardgymError as error:
-            connection.send(("error", str(error)))
-            continue
-        except Exception as error:  # a constructor's own failure: say which, keep serving
-            connection.send(
-                ("error", f"agent {spec_label(spec)!r} could not be built: {type(error).__name__}: {error}")
-            )
-            continue
-        connection.send(("built",))
-        if state is None:
-            continue
-        try:
-            started = time.perf_counter()
-            action = agent.act(game, state)
-            seconds = time.perf_counter() - started
-            info = dict(getattr(agent, "last_info", {}) or {})
-            connection.send(("ok", int(action), seconds, _plain(info)))
-        except MemoryError:
-            _out_of_memory(connection, spec, memory_mb)
-            return
-        except BoardgymError as error:
-            agents.pop(key, None)
-            connection.send(("error", str(error)))
-        except Exception as error:  # an agent's own failure: say which, keep serving
-            agents.pop(key, None)
-            connection.send(("error", f"agent {spec_label(spec)!r} failed: {type(error).__name__}: {error}"))
-
-
-def _out_of_memory(connection: Connection, spec: str, memory_mb: int) -> None:
-    """Say so and end: a worker that ran out of memory may be in any state, so it is replaced."""
-    try:
-        connection.send(
-            (
-                "fatal",
-                f"agent {spec_label(spec)!r} ran out of the {memory_mb} MB a worker may use on this server; "
-                "choose a smaller budget (e.g. simulations= or time=)",
-            )
-        )
-    finally:
-        os._exit(0)
-
-
-def _address_space(pid: int | None) -> int:
-    """The address space of process ``pid`` in bytes (0 where /proc does not say)."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
-
-
-def _plain(value: Any) -> Any:
-    """``last_info`` as plain Python (numpy scalars and arrays unwrapped) for pickling and JSON."""
-    if isinstance(value, dict):
-        return {k if isinstance(k, (str, int)) else str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    return value

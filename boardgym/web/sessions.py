@@ -78,7 +78,8 @@ class Session:
     moves: list[PlayedMove] = field(default_factory=list)
     touched: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    client: str = ""  # who started it (``client_key`` in the app): the share it counts against
+    client: str = ""  # who started it (``Visitor.key``): the share it counts against
+    address: str = ""  # and that visitor's network address, whose share it counts against too
 
     @property
     def state(self) -> Any:
@@ -207,16 +208,20 @@ class Session:
 
 
 class SessionStore:
-    """At most ``limit`` sessions, and at most ``client_limit`` of one client; one untouched
-    for ``idle_seconds`` goes."""
+    """At most ``limit`` sessions, at most ``client_limit`` of one client and
+    ``address_limit`` of one network address (all its clients); one untouched for
+    ``idle_seconds`` goes."""
 
-    def __init__(self, limit: int = 200, idle_seconds: float = 1800.0, client_limit: int = 20) -> None:
+    def __init__(
+        self, limit: int = 200, idle_seconds: float = 1800.0, client_limit: int = 20, address_limit: int | None = None
+    ) -> None:
         self.limit = limit
         self.idle_seconds = idle_seconds
         self.client_limit = client_limit
+        self.address_limit = limit if address_limit is None else address_limit
         self.sessions: dict[str, Session] = {}
 
-    def add(self, game: Game, seats: tuple[Seat, ...], seed: int, client: str = "") -> Session:
+    def add(self, game: Game, seats: tuple[Seat, ...], seed: int, client: str = "", address: str = "") -> Session:
         self.expire()
         mine = sum(1 for s in self.sessions.values() if s.client == client)
         if self.client_limit < self.limit and mine >= self.client_limit:
@@ -225,13 +230,22 @@ class SessionStore:
                 f"you have {self.client_limit} games open, this server's share for one visitor; end one (a new "
                 f"game from the page ends the old one) or let one sit idle for {_duration(self.idle_seconds)}",
             )
+        ours = sum(1 for s in self.sessions.values() if s.address == address)
+        if self.address_limit < self.limit and ours >= self.address_limit:
+            raise RequestError(
+                429,
+                f"your network address holds {self.address_limit} games, this server's share for one address "
+                f"(every visitor behind it); end one or let one sit idle for {_duration(self.idle_seconds)}",
+            )
         if len(self.sessions) >= self.limit:
             raise RequestError(
                 429,
                 f"the server holds its maximum of {self.limit} games (of all its visitors); try again when one "
                 f"ends or sits idle for {_duration(self.idle_seconds)}",
             )
-        session = Session(secrets.token_urlsafe(12), game, seats, seed, [game.initial_state()], client=client)
+        session = Session(
+            secrets.token_urlsafe(12), game, seats, seed, [game.initial_state()], client=client, address=address
+        )
         self.sessions[session.id] = session
         return session
 

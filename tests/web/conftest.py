@@ -14,7 +14,7 @@ import pytest
 
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install 'boardgym[web]'")
 
-from boardgym.web.app import create_app  # noqa: E402
+from boardgym.web.app import create_app, proxy_settings  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 BROWSER_ARGS = [
@@ -31,14 +31,15 @@ BROWSER_ARGS = [
 class LiveServer:
     """uvicorn serving the app in a thread, on a socket bound to 127.0.0.1 before it starts."""
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, trusted_proxies: tuple[str, ...] = (), **options: Any) -> None:
         self.app = create_app(**options)
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind(("127.0.0.1", 0))
         self.port = self.socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
+        # as `boardgym serve` runs it: X-Forwarded-For is believed only from a --trusted-proxy
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="on", **proxy_settings(trusted_proxies))
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
 
@@ -65,8 +66,17 @@ def server_factory() -> type[LiveServer]:
 
 @pytest.fixture(scope="session")
 def live_server() -> Iterator[LiveServer]:
-    # one client (no cookie) makes most of these tests' games: its share is the whole server
-    with LiveServer(workers=2, move_seconds=20.0, max_sessions=120, client_games=120) as server:
+    # one client (no cookie) makes most of these tests' games, and every visitor comes from
+    # 127.0.0.1: the share of that client and of that address is the whole server
+    with LiveServer(
+        workers=2,
+        move_seconds=20.0,
+        max_sessions=120,
+        client_games=120,
+        address_games=120,
+        address_running=2,
+        address_waiting=120,
+    ) as server:
         yield server
 
 

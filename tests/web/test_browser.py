@@ -14,7 +14,7 @@ import pytest
 
 from boardgym.evaluate.records import record_of_match
 from boardgym.games import GAMES, make_game
-from boardgym.web.app import _param_text
+from boardgym.web.offer import param_text as _param_text
 from boardgym.web.replay import write_replay
 
 # (game, page parameters, players): small boards where the defaults make long games.

@@ -54,3 +54,44 @@ def test_bad_pool_settings_are_refused() -> None:
         AgentPool(workers=0)
     with pytest.raises(BoardgymError, match="move_seconds=-1"):
         AgentPool(move_seconds=-1)
+
+
+def test_waiting_moves_are_served_address_by_address() -> None:
+    """One worker; address x's clients x1, x2, x3 each ask for a move (fresh cookies, so fresh
+    clients), then y's only client: y's move comes second, not after all of x's, and a move
+    past x's share of waiting moves is refused whatever client asks."""
+    tictactoe = make_game("tictactoe")
+    start = tictactoe.initial_state()
+
+    async def scenario() -> tuple[list[str], str]:
+        pool = AgentPool(workers=1, move_seconds=60.0, address_waiting=2)
+        await pool.start()
+        try:
+            await pool.act("warm", "tictactoe", {}, "random", 0, start)  # the worker has started
+            done: list[str] = []
+
+            async def move(name: str) -> None:
+                await pool.act(name, "tictactoe", {}, "mcts:simulations=300", 0, start, client=name, address=name[0])
+                done.append(name)
+
+            tasks = [asyncio.create_task(move(name)) for name in ("x1", "x2", "x3", "y1")]
+            await asyncio.sleep(0)  # all four are queued, x1 on the worker
+            with pytest.raises(BoardgymError) as refused:
+                await pool.act("x4", "tictactoe", {}, "random", 0, start, client="x4", address="x")
+            await asyncio.gather(*tasks)
+            return done, str(refused.value)
+        finally:
+            pool.close()
+
+    with ThreadPoolExecutor(1) as thread:
+        done, refusal = thread.submit(asyncio.run, scenario()).result()
+    assert done == ["x1", "y1", "x2", "x3"], done
+    assert "your network address already has 3 agent moves thinking or waiting" in refusal, refusal
+
+
+def test_one_address_leaves_a_worker_to_the_others() -> None:
+    pool = AgentPool(workers=4)
+    assert pool.address_running == 3
+    assert AgentPool(workers=1).address_running == 1
+    with pytest.raises(BoardgymError, match="address_running=0"):
+        AgentPool(workers=2, address_running=0)

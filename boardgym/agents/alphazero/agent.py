@@ -27,7 +27,13 @@ from boardgym.agents.base import Agent, BaseAgent
 from boardgym.agents.batched_search import BatchedMCTS
 from boardgym.agents.mcts import MCTS
 from boardgym.batch import batched
-from boardgym.checkpoints import check_finite, checkpoint_content, load_checkpoint, save_checkpoint
+from boardgym.checkpoints import (
+    check_finite,
+    check_parameter_count,
+    checkpoint_content,
+    load_checkpoint,
+    save_checkpoint,
+)
 from boardgym.game import Game
 from boardgym.types import Action, BoardgymError
 
@@ -253,10 +259,10 @@ def network_from_payload(payload: dict[str, Any], device: str | torch.device = "
     architecture, weights = payload["architecture"], payload["state_dict"]
     if not isinstance(weights, dict):
         raise TypeError("state_dict is not a dict of tensors")
-    with torch.device("meta"):  # the architecture's shapes, no memory: a file may not ask for a huge network
-        shapes = {
-            key: tuple(value.shape) for key, value in AlphaZeroNet.from_architecture(architecture).state_dict().items()
-        }
+    with torch.device("meta"):  # the architecture's shapes, bounded, no memory: a file may not ask for a huge network
+        declared = AlphaZeroNet.from_architecture(architecture).state_dict()
+    shapes = {key: tuple(value.shape) for key, value in declared.items()}
+    check_parameter_count(sum(value.numel() for value in declared.values()), "the checkpoint")
     stored = {key: tuple(value.shape) if torch.is_tensor(value) else None for key, value in weights.items()}
     if shapes != stored:
         wrong = sorted(set(shapes) ^ set(stored)) or sorted(k for k in shapes if shapes[k] != stored[k])

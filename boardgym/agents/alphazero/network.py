@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from boardgym.checkpoints import shown
 from boardgym.game import Game
 from boardgym.types import BoardgymError
 
@@ -101,13 +102,52 @@ class AlphaZeroNet(nn.Module):
 
     @classmethod
     def from_architecture(cls, architecture: dict[str, Any]) -> AlphaZeroNet:
+        """The network ``architecture`` describes, once ``check_architecture`` has bounded it."""
+        sizes = check_architecture(architecture)
         return cls(
-            tuple(architecture["observation_shape"]),
-            int(architecture["num_actions"]),
-            blocks=int(architecture["blocks"]),
-            channels=int(architecture["channels"]),
-            value_hidden=int(architecture["value_hidden"]),
+            tuple(sizes["observation_shape"]),
+            sizes["num_actions"],
+            blocks=sizes["blocks"],
+            channels=sizes["channels"],
+            value_hidden=sizes["value_hidden"],
         )
+
+
+ARCHITECTURE_BOUNDS = {
+    "blocks": (0, 64),
+    "channels": (1, 1024),
+    "value_hidden": (1, 4096),
+    "num_actions": (1, 1 << 20),
+}
+"""The sane range of each size of an architecture read from a file (AlphaZero's own tower is
+19 or 39 blocks of 256 channels): a few bytes may otherwise ask for ``blocks=10**7``, hours and
+hundreds of gigabytes to build. ``MAX_PLANE_SIDE`` bounds each side of the observation planes."""
+MAX_PLANE_SIDE = 1024
+
+
+def check_architecture(architecture: Any) -> dict[str, Any]:
+    """The sizes of ``architecture`` (``AlphaZeroNet.architecture()``'s dict) as ints, each
+    refused in one sentence when missing, not a whole number, or out of ``ARCHITECTURE_BOUNDS``."""
+    if not isinstance(architecture, dict):
+        raise BoardgymError(f"the architecture is a {type(architecture).__name__}, not a dict of sizes")
+    sizes: dict[str, Any] = {}
+    for key, (low, high) in ARCHITECTURE_BOUNDS.items():
+        value = architecture.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise BoardgymError(f"the architecture's {key}={shown(value)} is not a whole number from {low} to {high}")
+        sizes[key] = value
+    shape = architecture.get("observation_shape")
+    if (
+        not isinstance(shape, (list, tuple))
+        or not 1 <= len(shape) <= 3
+        or not all(not isinstance(n, bool) and isinstance(n, int) and 1 <= n <= MAX_PLANE_SIDE for n in shape)
+    ):
+        raise BoardgymError(
+            f"the architecture's observation_shape={shown(shape, 60)} is not 1 to 3 whole numbers from 1 to "
+            f"{MAX_PLANE_SIDE}"
+        )
+    sizes["observation_shape"] = list(shape)
+    return sizes
 
 
 def build_network(game: Game, *, blocks: int = 4, channels: int = 64, value_hidden: int = 64) -> AlphaZeroNet:

@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from boardgym.agents.alphazero.agent import resolve_device
+from boardgym.agents.alphazero.network import ARCHITECTURE_BOUNDS
 from boardgym.cluster import check_address
 from boardgym.config import option
 from boardgym.games import GAMES
@@ -103,9 +104,11 @@ class Config(RunConfig):
         minimum=0,
     )
     max_moves: int = option(0, "score a self-play game as a draw after this many moves (0: no limit)", minimum=0)
-    blocks: int = option(2, "residual blocks", minimum=1)
-    channels: int = option(32, "channels per convolution", minimum=1)
-    value_hidden: int = option(64, "hidden units of the value head", minimum=1)
+    blocks: int = option(2, "residual blocks", minimum=1, maximum=ARCHITECTURE_BOUNDS["blocks"][1])
+    channels: int = option(32, "channels per convolution", minimum=1, maximum=ARCHITECTURE_BOUNDS["channels"][1])
+    value_hidden: int = option(
+        64, "hidden units of the value head", minimum=1, maximum=ARCHITECTURE_BOUNDS["value_hidden"][1]
+    )
     init: str | None = option(
         None,
         "start from these weights instead of random ones: 'pretrained' (the network shipped for this game) or "
