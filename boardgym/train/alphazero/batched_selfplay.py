@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.agents.alphazero.network import AlphaZeroNet, folded_for_inference
+from boardgym.agents.alphazero.network import AlphaZeroNet, inference_copy
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
 from boardgym.agents.batched_search import BatchedMCTS, sample_actions
 from boardgym.batch import batched
+from boardgym.batch.core import cat_rows, put_rows, take_rows
 from boardgym.game import Game
 from boardgym.train.alphazero.selfplay import (
     SelfPlayResult,
@@ -101,7 +102,8 @@ class BatchedSelfPlay:
         measure the time spent in the network (``SelfPlayResult.network_seconds``)."""
         game = self.game
         device = next(network.parameters()).device
-        network = folded_for_inference(network)  # batch norms in the convolutions: fewer operations a call
+        # batch norms in the convolutions; with capture on CUDA, float16 and channels_last
+        network = inference_copy(network, fast=settings.capture)
         rules = rules_for(game, device)
         evaluator = NetworkBatchEvaluator(network, amp=amp, timed=timed)
         alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
@@ -115,6 +117,7 @@ class BatchedSelfPlay:
             gumbel=settings.gumbel,
             considered=settings.considered,
             cache=CACHE if device.type == "cpu" else 0,
+            capture=settings.capture,
         )
         result = SelfPlayResult()
         started, cpu_started = time.perf_counter(), time.process_time()
@@ -126,7 +129,7 @@ class BatchedSelfPlay:
         if len(slots) < width and (keep or begun < num_games):
             count = width - len(slots) if keep else min(width - len(slots), num_games - begun)
             fresh = _starts(rules, game, count, settings, rng)
-            state = fresh if not slots else _cat_rows(state, fresh)
+            state = fresh if not slots else cat_rows(state, fresh)
             slots = slots + [_Slot() for _ in range(count)]
             begun += count
         while slots and not (keep and result.games >= num_games):
@@ -165,7 +168,7 @@ class BatchedSelfPlay:
                 begun += len(restart)
                 if restart:
                     fresh = _starts(rules, game, len(restart), settings, rng)
-                    state = _put_rows(state, torch.tensor(restart, device=device), fresh)
+                    state = put_rows(state, torch.tensor(restart, device=device), fresh)
                     for row in restart:
                         slots[row] = _Slot()
                 dropped = finished[len(restart) :]
@@ -173,7 +176,7 @@ class BatchedSelfPlay:
                     keep_rows = [row for row in range(len(slots)) if row not in set(dropped)]
                     slots = [slots[row] for row in keep_rows]
                     if keep_rows:
-                        state = _take_rows(state, torch.tensor(keep_rows, device=device))
+                        state = take_rows(state, torch.tensor(keep_rows, device=device))
         self._slots, self._state = slots, state if slots else None
         result.network_calls = evaluator.calls
         result.leaves = evaluator.positions
@@ -205,26 +208,3 @@ def _starts(rules: Any, game: Game, count: int, settings: SelfPlaySettings, rng:
     if settings.random_start_moves <= 0:
         return rules.init(count)
     return rules.from_scalar_states([random_start(game, settings.random_start_moves, rng) for _ in range(count)])
-
-
-def _put_rows(state: Any, rows: torch.Tensor, fresh: Any) -> Any:
-    """``state`` with the games of ``fresh`` in ``rows``."""
-    fields = {}
-    for name, value in zip(state._fields, state, strict=True):
-        value = value.clone()
-        value[rows] = getattr(fresh, name)
-        fields[name] = value
-    return state._replace(**fields)
-
-
-def _cat_rows(state: Any, more: Any) -> Any:
-    """The games of ``state``, then those of ``more``."""
-    return state._replace(
-        **{name: torch.cat((value, getattr(more, name))) for name, value in zip(state._fields, state, strict=True)}
-    )
-
-
-def _take_rows(state: Any, rows: torch.Tensor) -> Any:
-    return state._replace(
-        **{name: value.index_select(0, rows) for name, value in zip(state._fields, state, strict=True)}
-    )
