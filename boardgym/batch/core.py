@@ -154,7 +154,12 @@ class BatchedGame(ABC, Generic[S]):
         if where is not None:
             where = self.check_mask(state, where, "where")
         self._check_generator(generator)
-        return self._advance(state, actions, auto_reset, generator, where)
+        try:
+            return self._advance(state, actions, auto_reset, generator, where)
+        except IndexError:  # a value no table has a row for: only a state from outside has one
+            raise BoardgymError(
+                "the state holds a value out of the rules' range: check_state(state) names the field"
+            ) from None
 
     def step_unchecked(
         self,

@@ -122,7 +122,9 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
             ("terminated", "is not set, but a line is made", lines & ~state.terminated & ~state.truncated),
         ]
         if self.last_ply is not None:
-            problems.append(("steps", "is past the move limit", state.steps > self.last_ply + 1))
+            live = ~(state.terminated | state.truncated)
+            past = (state.steps > self.last_ply + 1) | (live & (state.steps > self.last_ply))
+            problems.append(("steps", "is past the move limit", past))
         return problems
 
     def _reset(self, state: QuixoBatch, ended: torch.Tensor, generator: torch.Generator | None) -> QuixoBatch:
