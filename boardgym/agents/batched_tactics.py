@@ -62,6 +62,7 @@ class DeviceTactics:
         self.evaluations = 0  # positions sent to the evaluator, roots included
         self._graphs: dict[int, Callable[[], None]] = {}  # walk length -> its recording's replay, over self._tree
         self._tree: Tree | None = None
+        self._recorded_with: Any = None  # the evaluator of the recordings
 
     @property
     def sync_free(self) -> bool:
@@ -99,6 +100,9 @@ class DeviceTactics:
         early_exit)`` run, or its graph replayed, the walk ``levels`` long (the depth reader's
         bound plus one)."""
         levels = self.depth_reader.bound(simulation) + 1
+        if evaluator is not self._recorded_with:  # the recordings call the evaluator they were made with
+            self._graphs.clear()
+            self._recorded_with = evaluator
         if self.recorder is not None and tree is self._tree:
             replay = self._graphs.get(levels)
             if replay is not None:

@@ -73,6 +73,11 @@ def test_recorded_simulations_find_what_the_cpu_finds(gumbel: bool, random_posit
     assert recorder.recorded == len(replayed.tactics._graphs) >= 2
     kept = replayed.tactics.tree(lambda: pytest.fail("a new tree"), 6, 25)
     assert kept is replayed.tactics._tree
+    replayed.evaluator = NetworkBatchEvaluator(network)  # a new evaluator: recorded again
+    assert torch.equal(
+        replayed.search(roots, np.random.default_rng(0)).visits, plain.search(roots, np.random.default_rng(0)).visits
+    )
+    assert recorder.recorded == 2 * len(replayed.tactics._graphs)
 
 
 def test_a_simulation_that_cannot_be_recorded_runs_eagerly() -> None:
