@@ -65,6 +65,10 @@ class Tree(NamedTuple):
     """``[B, A]``: the log of each root's priors (before any noise), -inf on illegal moves."""
     root_noise: torch.Tensor
     """``[B, A]``: a root policy's draws (Gumbel's samples; zeros where it draws none)."""
+    games: torch.Tensor
+    """``long[B]``: 0 to B - 1."""
+    roots: torch.Tensor
+    """``long[B]``: the row of each tree's root (``games * nodes``)."""
 
     @property
     def batch(self) -> int:
@@ -74,10 +78,6 @@ class Tree(NamedTuple):
     def nodes(self) -> int:
         return int(self.player.shape[0]) // self.batch
 
-    @property
-    def roots(self) -> torch.Tensor:
-        """``long[B]``: the row of each tree's root."""
-        return torch.arange(self.batch, device=self.player.device) * self.nodes
 
     def root_edges(self, plane: int) -> torch.Tensor:
         """``[B, A]``: one plane of the roots' edge statistics."""
@@ -131,6 +131,8 @@ def new_tree(rules: Any, roots: Any, nodes: int, dtype: torch.dtype) -> Tree:
         root_legal=torch.zeros((batch, actions), dtype=torch.bool, device=device),
         root_logits=torch.zeros((batch, actions), dtype=dtype, device=device),
         root_noise=torch.zeros((batch, actions), dtype=dtype, device=device),
+        games=torch.arange(batch, device=device),
+        roots=torch.arange(batch, device=device) * nodes,
     )
 
 
@@ -205,7 +207,7 @@ def walk(tree: Tree, levels: int, select_root: RootSelect, early_exit: bool = Fa
     step_node, step_action, step_active = (torch.cat(column) for column in zip(*steps, strict=True))
     # the walk's last choice: from node `node`, the move of its last active level
     batch = len(base)
-    last = (step_active.view(len(steps), batch).sum(0) - 1) * batch + torch.arange(batch, device=base.device)
+    last = (step_active.view(len(steps), batch).sum(0) - 1) * batch + tree.games
     return Walk(step_node, step_action, step_active, node, step_action.index_select(0, last))
 
 
