@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 import torch
 
+from boardgym.agents.alphazero.network import build_network, inference_copy
+from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
 from boardgym.agents.batched_search import BatchedMCTS
 from boardgym.agents.batched_tree import Tree
 from boardgym.batch import batched
@@ -75,3 +77,19 @@ def test_a_simulation_makes_no_host_read(name: str) -> None:
         with torch.inference_mode():
             assert_no_sync(search.simulate, tree, levels)
         assert int(tree.simulation) == 6
+
+
+def test_a_simulation_with_the_network_compiles_whole_and_makes_no_host_read() -> None:
+    """The simulation self-play captures: the network's inference copy as the evaluator."""
+    search, tree = grown_tree("connect_four", gumbel=False)
+    torch.manual_seed(0)
+    network = inference_copy(build_network(make_game("connect_four"), blocks=1, channels=8))
+    search.evaluator = NetworkBatchEvaluator(network)
+    levels = int(tree.deepest) + 1
+    eager, compiled = copied(tree), copied(tree)
+    with torch.inference_mode():
+        search.simulate(eager, levels)
+        compile_fullgraph(search.simulate)(compiled, levels)
+        assert_no_sync(search.simulate, tree, levels)
+    assert_same(eager, compiled)
+    assert_same(eager, tree)
