@@ -58,6 +58,7 @@ compiled or captured loop, the batched search); ``boardgym.batch.graph_safety`` 
 from __future__ import annotations
 
 import copy
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, Protocol, TypeVar
@@ -97,6 +98,7 @@ class BatchState(Protocol):
 
 
 S = TypeVar("S", bound=BatchState)
+T = TypeVar("T")
 
 REWARDS = ((0.0, 0.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
 """Each player's reward by outcome: none (the game goes on, or a draw), player 0 won, player 1
@@ -113,6 +115,15 @@ class BatchedGame(ABC, Generic[S]):
     operations), ``legal_mask``, ``_planes`` (the observation) and the conversions; the rest
     is here."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A game's own ``legal_mask`` and ``random_actions`` check the state's structure first
+        (metadata only; nothing for the state made last), as every public entry does."""
+        super().__init_subclass__(**kwargs)
+        for name in ("legal_mask", "random_actions"):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "checks_structure", False):
+                setattr(cls, name, _checking(method))
+
     def __init__(self, game: Game, device: str | torch.device = "cpu") -> None:
         if game.num_players != 2:
             raise BoardgymError(f"batched rules are for two-player games; {game.name} has {game.num_players} player(s)")
@@ -125,6 +136,8 @@ class BatchedGame(ABC, Generic[S]):
         """Never read a value on the host (see the module doc): on by default off the CPU."""
         self._twin: BatchedGame[S] | None = None
         self._spec: StateSpec | None = None
+        self._made: Any = object()  # none yet
+        """The state ``step`` returned last (a tuple: its fields cannot be swapped for others)."""
         # each row of REWARDS (two float32) seen as one int64: a look-up of [B] rows, not [B, 2]
         self._reward_rows = constant(REWARDS, self.device).view(torch.int64).view(-1)
 
@@ -135,7 +148,8 @@ class BatchedGame(ABC, Generic[S]):
         if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
             raise BoardgymError(f"batch={batch!r} must be a whole number of games from 1 to {MAX_BATCH:,}")
         self._check_generator(generator)
-        return self._start(batch, generator)
+        self._made = self._start(batch, generator)
+        return self._made
 
     def step(
         self,
@@ -149,17 +163,22 @@ class BatchedGame(ABC, Generic[S]):
         """Every game of ``state`` plays its action (``long[B]``); see the module doc for
         illegal actions, finished games and ``auto_reset``. ``where`` (``bool[B]``): only those
         games play; the others stay as they are, their actions unread."""
-        self.check_structure(state)
+        compiling = torch.compiler.is_compiling()
+        if compiling or state is not self._made:  # the state made last: its structure is known
+            self.check_structure(state)
         actions = self.check_actions(state, actions)
         if where is not None:
             where = self.check_mask(state, where, "where")
         self._check_generator(generator)
         try:
-            return self._advance(state, actions, auto_reset, generator, where)
+            after = self._advance(state, actions, auto_reset, generator, where)
         except IndexError:  # a value no table has a row for: only a state from outside has one
             raise BoardgymError(
                 "the state holds a value out of the rules' range: check_state(state) names the field"
             ) from None
+        if not compiling:
+            self._made = after
+        return after
 
     def step_unchecked(
         self,
@@ -196,7 +215,10 @@ class BatchedGame(ABC, Generic[S]):
         they are (``ended`` and ``rewards`` kept)."""
         self.check_structure(state)
         where = self.check_mask(state, where, "where")
-        return self._reset(state, where, generator) if self._may_be_any(where) else state
+        after = self._reset(state, where, generator) if self._may_be_any(where) else state
+        if not torch.compiler.is_compiling():
+            self._made = after
+        return after
 
     def observation(self, state: S, player: int | torch.Tensor) -> torch.Tensor:
         """``float32[B, *observation_shape]``: the planes ``Game.observation`` gives, from the
@@ -234,7 +256,8 @@ class BatchedGame(ABC, Generic[S]):
         moves that reached each, or the fewest that can where a state does not record them);
         one sentence for anything that is not a list of this game's states (``check_state``
         runs on the batch made)."""
-        return checks.from_scalar_states(self, states)
+        self._made = checks.from_scalar_states(self, states)
+        return self._made
 
     def check_structure(self, state: Any, name: str = "state") -> int:
         """The batch size of ``state``, or one sentence: not this game's state type, or a field
@@ -426,6 +449,19 @@ class BatchedGame(ABC, Generic[S]):
     def _check_generator(self, generator: torch.Generator | None) -> None:
         if generator is not None and torch.device(generator.device).type != self.device.type:
             raise BoardgymError(f"the generator is on {generator.device}, the batch on {self.device}: make it there")
+
+
+def _checking(method: Callable[..., T]) -> Callable[..., T]:
+    """``method(self, state, ...)`` after ``self.check_structure(state)`` (see ``__init_subclass__``)."""
+
+    @functools.wraps(method)
+    def checked(self: BatchedGame[Any], state: Any, *args: Any, **kwargs: Any) -> T:
+        if state is not self._made or torch.compiler.is_compiling():
+            self.check_structure(state)
+        return method(self, state, *args, **kwargs)
+
+    checked.checks_structure = True  # type: ignore[attr-defined]
+    return checked
 
 
 def take_rows(state: S, rows: torch.Tensor) -> S:

@@ -63,6 +63,8 @@ def test_a_state_of_another_game_size_or_batch_is_one_sentence_at_every_entry() 
         "observation": lambda s: hex7.observation(s, 0),
         "to_scalar_states": hex7.to_scalar_states,
         "check_state": hex7.check_state,
+        "legal_mask": hex7.legal_mask,
+        "random_actions": hex7.random_actions,
     }
     for entry, call in entries.items():
         with pytest.raises(BoardgymError, match=r"state\.board has shape \(4, 126\), not \(4, 54\)"):
