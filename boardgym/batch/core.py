@@ -496,6 +496,13 @@ def put_rows(state: S, rows: torch.Tensor, fresh: S) -> S:
     return put
 
 
+def put_rows_(state: Any, rows: torch.Tensor, fresh: Any) -> None:
+    """The games of ``fresh`` written into ``state``'s own tensors at ``rows`` (in place: for
+    buffers that must keep their storage, the static inputs of a captured CUDA graph)."""
+    for name, value in zip(state._fields, state, strict=True):
+        value.index_copy_(0, rows, getattr(fresh, name))
+
+
 def cat_rows(state: S, more: S) -> S:
     """The games of ``state``, then those of ``more``."""
     joined: S = state._replace(

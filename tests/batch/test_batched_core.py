@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from boardgym.batch import batched
-from boardgym.batch.core import BatchedGame, cat_rows, put_rows, take_rows, where_rows
+from boardgym.batch.core import BatchedGame, cat_rows, put_rows, put_rows_, take_rows, where_rows
 from boardgym.batch.graph_safety import assert_same
 from boardgym.games import GAMES
 from boardgym.types import BoardgymError
@@ -124,6 +124,8 @@ def test_the_row_helpers_take_mix_put_and_join_games() -> None:
     put = put_rows(state, torch.tensor([1]), one)
     assert put.occupied.tolist() == [state.occupied[0].item(), 0, *state.occupied[2:].tolist()]
     assert state.occupied[1] != 0  # the state given is unchanged
+    put_rows_(state, torch.tensor([3]), one)  # in place
+    assert state.occupied[3] == 0 and state.occupied[1] != 0
     joined = cat_rows(state, one)
     assert len(joined.occupied) == 5 and joined.occupied[4] == 0
 
