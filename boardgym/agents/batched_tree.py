@@ -78,7 +78,6 @@ class Tree(NamedTuple):
     def nodes(self) -> int:
         return int(self.player.shape[0]) // self.batch
 
-
     def root_edges(self, plane: int) -> torch.Tensor:
         """``[B, A]``: one plane of the roots' edge statistics."""
         return self.edges.view(self.batch, self.nodes, PLANES, -1)[:, 0, plane]
