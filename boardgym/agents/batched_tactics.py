@@ -225,6 +225,10 @@ class EvaluationCache:
             self.hits += len(rows)
         return which & ~hit, slots, keys
 
+    def clear(self) -> None:
+        """Forget every position (the evaluator's weights changed)."""
+        self.keys.zero_()
+
     def store(self, slots: torch.Tensor, keys: torch.Tensor, priors: torch.Tensor, values: torch.Tensor) -> None:
         self.keys[slots] = keys
         self.priors[slots] = priors

@@ -203,3 +203,5 @@ class NetworkBatchEvaluator:
 
     def reset_stats(self) -> None:
         self.calls = self.positions = 0
+        self._seconds = 0.0
+        self._events.clear()

@@ -80,6 +80,8 @@ class BatchedSelfPlay:
         self.game = game
         self._state: Any = None
         self._slots: list[_Slot] = []
+        self._search: BatchedMCTS | None = None  # kept from call to call where it captures
+        self._key: Any = None
 
     @property
     def in_flight(self) -> int:
@@ -102,23 +104,10 @@ class BatchedSelfPlay:
         measure the time spent in the network (``SelfPlayResult.network_seconds``)."""
         game = self.game
         device = next(network.parameters()).device
-        # batch norms in the convolutions; with capture on CUDA, float16 and channels_last
-        network = inference_copy(network, fast=settings.capture)
         rules = rules_for(game, device)
-        evaluator = NetworkBatchEvaluator(network, amp=amp, timed=timed)
-        alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
-        search = BatchedMCTS(
-            rules,
-            evaluator,
-            simulations=settings.simulations,
-            c_puct=settings.c_puct,
-            dirichlet_alpha=alpha if alpha > 0 and not settings.gumbel else None,
-            dirichlet_fraction=settings.dirichlet_fraction,
-            gumbel=settings.gumbel,
-            considered=settings.considered,
-            cache=CACHE if device.type == "cpu" else 0,
-            capture=settings.capture,
-        )
+        search = self._search_for(rules, network, settings, amp, timed)
+        evaluator = search.evaluator
+        assert isinstance(evaluator, NetworkBatchEvaluator)
         result = SelfPlayResult()
         started, cpu_started = time.perf_counter(), time.process_time()
         slots, state = self._slots, self._state
@@ -184,6 +173,42 @@ class BatchedSelfPlay:
         result.seconds = time.perf_counter() - started
         result.cpu_seconds = time.process_time() - cpu_started
         return result
+
+    def _search_for(
+        self, rules: Any, network: AlphaZeroNet, settings: SelfPlaySettings, amp: bool, timed: bool
+    ) -> BatchedMCTS:
+        """The search of a call: a new one, with the network's inference copy (batch norms
+        folded; with capture on CUDA, float16 and channels_last). Where simulations are
+        captured, the search of the last call is kept when nothing but the weights changed: the
+        new weights are copied into its network in place, so its CUDA graphs (which read those
+        tensors) stay valid and are not recorded again every call."""
+        game = self.game
+        copy = inference_copy(network, fast=settings.capture)
+        alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
+        key = (rules.device, settings, amp, timed, repr(network.architecture()), next(copy.parameters()).dtype)
+        kept = self._search
+        if kept is not None and key == self._key and kept.tactics.capture:
+            evaluator = kept.evaluator
+            assert isinstance(evaluator, NetworkBatchEvaluator)
+            evaluator.network.load_state_dict(copy.state_dict())  # in place
+            evaluator.reset_stats()
+            if kept.tactics.cache is not None:
+                kept.tactics.cache.clear()
+            return kept
+        search = BatchedMCTS(
+            rules,
+            NetworkBatchEvaluator(copy, amp=amp, timed=timed),
+            simulations=settings.simulations,
+            c_puct=settings.c_puct,
+            dirichlet_alpha=alpha if alpha > 0 and not settings.gumbel else None,
+            dirichlet_fraction=settings.dirichlet_fraction,
+            gumbel=settings.gumbel,
+            considered=settings.considered,
+            cache=CACHE if rules.device.type == "cpu" else 0,  # per call: the weights change
+            capture=settings.capture,
+        )
+        self._search, self._key = search, key
+        return search
 
 
 CACHE = 1 << 16
