@@ -57,7 +57,7 @@ def main(argv: list[str]) -> None:
     total = part("alphazero/batched_selfplay.py", "play_batched_games")
     parts = {
         "network (NetworkBatchEvaluator.__call__)": part("alphazero/network_leaf.py", "__call__"),
-        "rules: step": part("batch/core.py", "step_unchecked"),
+        "rules: step": part("batch/core.py", "step"),
         "rules: legal moves": part("batch/connect_four.py", "legal_mask"),
         "observation planes": part("batch/core.py", "observation"),
         "evaluation cache look-up": part("agents/batched_tactics.py", "fill"),
