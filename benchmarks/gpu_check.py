@@ -185,23 +185,46 @@ def stage_search(device: torch.device, tiny: bool) -> dict[str, Any]:
     return found
 
 
+SELFPLAY_SECONDS = {"batched": 55, "gumbel": 35, "mctx": 45, "mctx_gumbel": 35}
+"""Each self-play row's own deadline (a row past it is written down as stopped; the others run)."""
+
+
 def stage_selfplay(device: torch.device, tiny: bool, folder: Path) -> dict[str, Any]:
-    """``boardgym bench selfplay`` with our batched rows beside pgx + mctx's, its table parsed."""
+    """``boardgym bench selfplay``, one run per row under its own deadline (our PUCT and Gumbel
+    rows, then pgx + mctx's), each run's table parsed."""
     size = sizes(tiny)
     network = ["--blocks", "1", "--channels", "8"] if tiny else ["--pretrained"]
-    command = [sys.executable, "-m", "boardgym.cli", "bench", "selfplay", "--games", "connect_four"]
-    command += ["--sources", "batched", "gumbel", "mctx", "mctx_gumbel", "--device", str(device.type)]
-    command += ["--simulations", str(size["sims"]), "--gumbel-simulations", str(size["gsims"])]
-    command += ["--games-per-round", str(max(2, size["games"] // 2)), "--batch-games", str(size["games"])]
-    command += ["--rounds", "1", "--train-steps", "1", "--threads", "4", *network]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    (folder / "selfplay_bench.txt").write_text(done.stdout + done.stderr)
-    found: dict[str, Any] = {"command": " ".join(command[1:]), "rc": done.returncode}
-    for line in done.stdout.splitlines():
-        cells = [cell.strip() for cell in line.split("|")]
-        if line.startswith("  | ") and len(cells) > 7 and re.match(r"[\d,]+$", cells[2]):
-            found[cells[1]] = {"positions/s": float(cells[2].replace(",", "")), "GPU busy": cells[7]}
+    found: dict[str, Any] = {}
+    log = []
+    for source, seconds in SELFPLAY_SECONDS.items():
+        command = [sys.executable, "-m", "boardgym.cli", "bench", "selfplay", "--games", "connect_four"]
+        command += ["--sources", source, "--device", str(device.type)]
+        command += ["--simulations", str(size["sims"]), "--gumbel-simulations", str(size["gsims"])]
+        command += ["--games-per-round", str(max(2, size["games"] // 2)), "--batch-games", str(size["games"])]
+        command += ["--rounds", "1", "--train-steps", "1", "--threads", "4", *network]
+        log.append("$ " + " ".join(command[1:]))
+        try:
+            done = subprocess.run(
+                command, capture_output=True, text=True, check=False, timeout=seconds * (3 if tiny else 1)
+            )
+        except subprocess.TimeoutExpired as stopped:
+            found[source] = f"stopped at its deadline of {seconds * (3 if tiny else 1)} s"
+            log.append(_text(stopped.stdout) + _text(stopped.stderr))
+            continue
+        log.append(done.stdout + done.stderr)
+        for line in done.stdout.splitlines():
+            cells = [cell.strip() for cell in line.split("|")]
+            if line.startswith("  | ") and len(cells) > 7 and re.match(r"[\d,]+$", cells[2]):
+                found[cells[1]] = {"positions/s": float(cells[2].replace(",", "")), "GPU busy": cells[7]}
+        (folder / "selfplay_bench.txt").write_text("\n".join(log))
+    (folder / "selfplay_bench.txt").write_text("\n".join(log))
     return found
+
+
+def _text(value: bytes | str | None) -> str:
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    return value or ""
 
 
 # -- the table -------------------------------------------------------------------------------------
@@ -247,18 +270,18 @@ def table(folder: Path) -> str:
         lines.append("| self-play | not measured (see selfplay.log) | | | | |")
     else:
         rows_ = {key: value for key, value in selfplay.items() if isinstance(value, dict)}
-        for ours, peer in (
-            ("batched --device", "mctx muzero_policy"),
-            ("batched --gumbel", "mctx gumbel_muzero_policy"),
-        ):
+        pairs: tuple[tuple[str, str, str, str], ...] = (("batched", "batched --device", "mctx", "mctx muzero_policy"),)
+        pairs += (("gumbel", "batched --gumbel", "mctx_gumbel", "mctx gumbel_muzero_policy"),)
+        for source, ours, peer_source, peer in pairs:
             mine = next(((k, v) for k, v in rows_.items() if k.startswith(ours)), None)
             theirs = next(((k, v) for k, v in rows_.items() if peer in k), None)
             if mine is None:
-                lines.append(f"| self-play | {ours}: not measured (see selfplay_bench.txt) | | | | |")
+                why = selfplay.get(source, "not measured (see selfplay_bench.txt)")
+                lines.append(f"| self-play | {ours}: {why} | | | | |")
                 continue
             speed = mine[1]["positions/s"]
             other = theirs[1]["positions/s"] if theirs else None
-            ratio = f"{speed / other:.2f}x" if other else "n/a"
+            ratio = f"{speed / other:.2f}x" if other else selfplay.get(peer_source, "n/a")
             lines.append(
                 f"| self-play, positions/s | {mine[0]} | {_short(speed)} | {_short(other)} | {ratio} | {mine[1]['GPU busy']} |"
             )

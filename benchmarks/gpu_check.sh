@@ -41,6 +41,9 @@ cd "$ROOT" || exit 2
 
 # the deadline of each stage, seconds (9 minutes in all, the start and the table included)
 declare -A LIMIT=([env]=30 [rules]=110 [network]=100 [search]=100 [selfplay]=180)
+if [[ -n $TINY ]]; then  # a shared CPU starts python, torch and jax slowly: three times the time
+  for name in "${!LIMIT[@]}"; do LIMIT[$name]=$((3 * LIMIT[$name])); done
+fi
 SAMPLER=""
 if [[ $DEVICE == cuda* ]] && command -v nvidia-smi >/dev/null; then
   nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv,noheader -lms 500 >"$DIR/gpu_load.csv" 2>/dev/null &

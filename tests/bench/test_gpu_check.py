@@ -22,7 +22,7 @@ def run(folder: Path, *extra: str) -> str:
         text=True,
         check=False,
         env={"PYTHON": sys.executable, "PATH": "/usr/bin:/bin"},
-        timeout=300,
+        timeout=1200,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
