@@ -13,6 +13,7 @@ import torch
 from boardgym.batch import batched
 from boardgym.batch.graph_safety import assert_no_sync, assert_same, compile_fullgraph, syncs
 from boardgym.games import GAMES
+from boardgym.types import BoardgymError
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [(name, {}) for name, entry in GAMES.items() if entry.batched]
 VARIANTS += [("hex", {"size": 5, "swap": True}), ("nim", {"heaps": [40] * 5}), ("quixo", {"max_moves": 8})]
@@ -95,3 +96,19 @@ def test_assert_same_sees_one_bit() -> None:
         assert_same(torch.tensor([0.0]), torch.tensor([-0.0]))
     with pytest.raises(AssertionError, match="int64"):
         assert_same(torch.tensor([1]), torch.tensor([1.0]))
+
+
+def test_a_captured_play_needs_cuda_and_the_cpu_never_builds_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from boardgym.batch.capture import CapturedPlay
+    from boardgym.bench import batched_speed, rows
+
+    with pytest.raises(BoardgymError, match="a captured step needs CUDA"):
+        CapturedPlay(batched("tictactoe"), 4)
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("built on a CPU")
+
+    monkeypatch.setattr(batched_speed, "CapturedPlay", refuse)
+    game, row = next((g, r) for g, r in rows("batched") if g == "tictactoe")
+    wall, cpu = batched_speed.batched_rate(game, row, 8, "cpu", 0.05, capture=True)
+    assert wall > 0 and cpu > 0
