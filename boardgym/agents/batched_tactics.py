@@ -55,8 +55,8 @@ class DeviceTactics:
         self.evaluate_all = not cpu
         self.depth_reader: DepthReader = DepthReader() if cpu else LaggedDepthReader()
         on = device.type == "cuda" if capture is None else capture and device.type == "cuda"
-        self.recorder: Recorder | None = cuda_graph if on else None
-        """How a simulation is recorded for replay (``cuda_graph``), or None: run every time."""
+        self.recorder: Recorder | None = CudaGraphs() if on else None
+        """How a simulation is recorded for replay (``CudaGraphs``), or None: run every time."""
         self.cache = EvaluationCache(cache, num_actions) if cache and cpu else None
         self.calls = 0  # evaluator calls
         self.evaluations = 0  # positions sent to the evaluator, roots included
@@ -298,13 +298,23 @@ Recorder = Callable[[Callable[[], object]], Callable[[], None]]
 """Records a function (without running it) and returns what replays it."""
 
 
-def cuda_graph(function: Callable[[], object]) -> Callable[[], None]:
-    """``function`` captured as a CUDA graph (the capture runs no kernel); returns its replay.
-    The tensors it reads and writes must stay where they are while the graph is replayed."""
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        function()
-    return graph.replay
+class CudaGraphs:
+    """A ``Recorder``: each function captured as a CUDA graph (the capture runs no kernel), all
+    of one search's graphs in one memory pool. They replay one after another on one stream and
+    keep nothing alive in the pool (every result goes into the tree, allocated outside it), so
+    their scratch memory can be the same: one simulation's worth, not one per walk length. The
+    tensors a graph reads and writes must stay where they are while it is replayed."""
+
+    def __init__(self) -> None:
+        self._pool: Any = None
+
+    def __call__(self, function: Callable[[], object]) -> Callable[[], None]:
+        if self._pool is None:
+            self._pool = torch.cuda.graph_pool_handle()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self._pool):
+            function()
+        return graph.replay
 
 
 __all__: Any = (
@@ -313,6 +323,6 @@ __all__: Any = (
     "DeviceTactics",
     "EvaluationCache",
     "LaggedDepthReader",
+    "CudaGraphs",
     "Recorder",
-    "cuda_graph",
 )
