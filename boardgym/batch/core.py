@@ -142,6 +142,7 @@ class BatchedGame(ABC, Generic[S]):
         self._twin: BatchedGame[S] | None = None
         self._spec: StateSpec | None = None
         self._made: Any = object()  # none yet
+        self._generator_seen: torch.Generator | None = None
         """The state ``step`` returned last (a tuple: its fields cannot be swapped for others)."""
         # each row of REWARDS (two float32) seen as one int64: a look-up of [B] rows, not [B, 2]
         self._reward_rows = constant(REWARDS, self.device).view(torch.int64).view(-1)
@@ -174,7 +175,10 @@ class BatchedGame(ABC, Generic[S]):
         actions = self.check_actions(state, actions)
         if where is not None:
             where = self.check_mask(state, where, "where")
-        self._check_generator(generator)
+        if generator is not None and generator is not self._generator_seen:  # checked once
+            self._check_generator(generator)
+            if not compiling:
+                self._generator_seen = generator
         try:
             after = self._advance(state, actions, auto_reset, generator, where)
         except IndexError:  # a value no table has a row for: only a state from outside has one
