@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from boardgym.batch.core import take_rows
+from boardgym.batch.rows import put_rows_, take_rows
 
 N, W, P, Q, D, X, S = range(7)
 """The planes of a node's edge statistics ``Tree.edges[row] = [planes, A]``: visits, summed
@@ -156,7 +156,7 @@ def plant(
     tree.children.fill_(UNEXPANDED)
     for plane in (tree.player, tree.terminal_value, tree.depth, tree.deepest, tree.simulation):
         plane.zero_()
-    write_rows(tree.states, base, roots)
+    put_rows_(tree.states, base, roots)
     tree.player.index_copy_(0, base, roots.current_player)
     tree.edges.select(1, P).index_copy_(0, base, priors)
     tree.edges.select(1, X).index_copy_(0, base, illegal_as_inf(legal, tree.edges.dtype))
@@ -237,7 +237,7 @@ def expand(
     leaf_legal = rules.legal_mask(after)
     priors, values = evaluate(after, leaf_legal, new & ~leaf_over)
     rules_value = after.rewards.gather(1, leaf_player.unsqueeze(1)).squeeze(1).to(dtype)
-    write_rows(tree.states, index, after)
+    put_rows_(tree.states, index, after)
     tree.player.index_copy_(0, index, leaf_player)
     tree.terminal_value.index_copy_(0, index, rules_value)
     depth = tree.depth.index_select(0, node) + 1
@@ -288,9 +288,3 @@ def normalised(priors: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
 def illegal_as_inf(legal: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """0 on legal moves, -inf on the others (the ``X`` plane)."""
     return torch.zeros(legal.shape, dtype=dtype, device=legal.device).masked_fill_(~legal, -math.inf)
-
-
-def write_rows(states: Any, rows: torch.Tensor, values: Any) -> None:
-    """Write the games of ``values`` into the rows ``rows`` of ``states``, in place."""
-    for name, value in zip(states._fields, states, strict=True):
-        value.index_copy_(0, rows, getattr(values, name))

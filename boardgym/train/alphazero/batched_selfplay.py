@@ -30,7 +30,7 @@ from boardgym.agents.alphazero.network import AlphaZeroNet, inference_copy
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
 from boardgym.agents.batched_search import BatchedMCTS, sample_actions
 from boardgym.batch import batched
-from boardgym.batch.core import cat_rows, put_rows, take_rows
+from boardgym.batch.rows import cat_rows, put_rows, take_rows
 from boardgym.game import Game
 from boardgym.train.alphazero.selfplay import (
     SelfPlayResult,
