@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from boardgym.agents.alphazero.network import AlphaZeroNet, folded_for_inference
+from boardgym.agents.alphazero.network import AlphaZeroNet, inference_copy
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
 from boardgym.agents.batched_search import BatchedMCTS, LaggedDepthReader
 from boardgym.batch import batched
@@ -60,8 +60,8 @@ def main(argv: list[str]) -> None:
         "rules: step": part("batch/core.py", "step"),
         "rules: legal moves": part("batch/connect_four.py", "legal_mask"),
         "observation planes": part("batch/core.py", "observation"),
-        "evaluation cache look-up": part("agents/batched_search.py", "_from_cache"),
-        "normalising priors": part("agents/batched_search.py", "_normalised"),
+        "evaluation cache look-up": part("agents/batched_tactics.py", "fill"),
+        "normalising priors": part("agents/batched_tree.py", "normalised"),
     }
     search = part("agents/batched_search.py", "search")
     parts["walk, backup, node writes (the rest of the search)"] = search - sum(parts.values())
@@ -90,7 +90,7 @@ class Operations(TorchDispatchMode):
 
 def print_operations(game: Any, network: AlphaZeroNet, simulations: int, games: int) -> None:
     rules = batched(game)
-    evaluator = NetworkBatchEvaluator(folded_for_inference(network))
+    evaluator = NetworkBatchEvaluator(inference_copy(network))
     search = BatchedMCTS(rules, evaluator, simulations=simulations, dirichlet_alpha=1.0)
     search.early_exit, search.depth_reader, search.evaluate_all = False, LaggedDepthReader(), True
     rng = np.random.default_rng(0)

@@ -17,15 +17,18 @@ from typing import Any
 
 import torch
 
-from boardgym.batch.core import COMMON, BatchedGame, resolve_device
+from boardgym.batch.core import COMMON, BatchedGame, cat_rows, put_rows, resolve_device, take_rows, where_rows
 from boardgym.game import Game
 from boardgym.games import GAMES, entry_of, make_game
 from boardgym.registry import load, lookup
 from boardgym.types import BoardgymError
 
 
-def batched(game: str | Game, device: str | torch.device = "cpu", **params: Any) -> BatchedGame[Any]:
-    """The batched rules of ``game`` (a name and its parameters, or a ``Game``) on ``device``."""
+def batched(
+    game: str | Game, device: str | torch.device = "cpu", *, sync_free: bool | None = None, **params: Any
+) -> BatchedGame[Any]:
+    """The batched rules of ``game`` (a name and its parameters, or a ``Game``) on ``device``;
+    ``sync_free`` (default: on off the CPU) never reads a value on the host (see ``core``)."""
     if isinstance(game, str):
         lookup(GAMES, game, "game")
         game = make_game(game, **params)
@@ -36,7 +39,9 @@ def batched(game: str | Game, device: str | torch.device = "cpu", **params: Any)
         have = ", ".join(name for name, known in GAMES.items() if known.batched)
         raise BoardgymError(f"{game.name} has no batched rules; games with them: {have}")
     rules: BatchedGame[Any] = load(entry.batched)(game, device=device)
+    if sync_free is not None:
+        rules.sync_free = bool(sync_free)
     return rules
 
 
-__all__ = ["COMMON", "BatchedGame", "batched", "resolve_device"]
+__all__ = ["COMMON", "BatchedGame", "batched", "cat_rows", "put_rows", "resolve_device", "take_rows", "where_rows"]

@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 import torch
 
-from boardgym.batch.core import BatchedGame, bits_to_mask
+from boardgym.batch.core import BatchedGame
+from boardgym.batch.tables import bits_to_mask
 from boardgym.games.connect_four import (
     BOARD_MASK,
     COLUMN_MASKS,
@@ -40,6 +41,8 @@ ALL = (1 << COLUMNS) - 1
 SPREAD = 420
 """The least common multiple of 1..7: a uniform draw below it picks uniformly among any number
 of open columns."""
+BOTTOMS = sum(1 << (HEIGHT * column) for column in range(COLUMNS))
+"""Each column's bottom cell: a column's discs plus its bottom bit carry past them all."""
 
 
 class ConnectFourBatch(NamedTuple):
@@ -143,6 +146,19 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
         pairs = (discs >> self.shifts).bitwise_and_(discs)  # [4, B]: the four directions at once
         return pairs.bitwise_and_(pairs >> self.shifts2).amax(0) != 0
 
+    def _value_problems(self, state: ConnectFourBatch) -> list[tuple[str, str, torch.Tensor]]:
+        occupied, mover = state.occupied, state.mover
+        discs = bits_to_mask(occupied, 64).sum(1)
+        full_or_won = (occupied == BOARD_MASK) | self._four(occupied ^ mover)
+        return [
+            ("occupied", "has bits outside the board", (occupied & ~BOARD_MASK) != 0),
+            ("occupied", "has a disc above an empty cell", ((occupied + BOTTOMS) & occupied) != 0),
+            ("mover", "has discs where state.occupied has none", (mover & ~occupied) != 0),
+            ("steps", "is not the count of discs", state.steps != discs),
+            ("mover", "holds four in a row, but only the player who just moved can have won", self._four(mover)),
+            ("terminated", "is not set, but the game is won or the board full", ~state.terminated & full_or_won),
+        ]
+
     def _reset(
         self, state: ConnectFourBatch, ended: torch.Tensor, generator: torch.Generator | None
     ) -> ConnectFourBatch:
@@ -169,7 +185,7 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
         boards = torch.stack((own, opponent), 1)  # [B, 2]
         return (boards[:, :, None, None] >> self.plane_bits).bitwise_and_(1).float()
 
-    def to_scalar_states(self, state: ConnectFourBatch) -> list[Any]:
+    def _to_scalar_states(self, state: ConnectFourBatch) -> list[Any]:
         # the scalar state is (the mover's stones, the occupied cells, an info word): the info
         # word's player and full-column bits for the whole batch at once, as state_from_stones
         # writes them; a finished game's (rare) is made by state_from_stones itself
@@ -185,7 +201,7 @@ class BatchedConnectFour(BatchedGame[ConnectFourBatch]):
             states[row] = state_from_stones(black, white, player, _outcome_of(black, white, board))
         return states
 
-    def from_scalar_states(self, states: Sequence[Any]) -> ConnectFourBatch:
+    def _from_scalar_states(self, states: Sequence[Any]) -> ConnectFourBatch:
         game = self.game
         players = [game.current_player(s) for s in states]
         boards = [stones(s) for s in states]

@@ -37,16 +37,42 @@ the legality test of ``step`` read the game's boards directly where a game can).
 The scalar rules are the specification: ``to_scalar_states`` and ``from_scalar_states``
 convert both ways, and the tests play both move for move. Precomputed tables (lines,
 neighbours, columns) are built once from the scalar rules' own geometry, on the device.
+
+What is checked where (``boardgym.batch.checks``): every public method that takes a state
+checks its structure (its NamedTuple type, its fields' shapes, dtypes and device, one batch
+size), from metadata alone, never waiting for the device; ``step`` checks its arguments the
+same way. ``check_state(state)`` checks the values too (board codes, players, the bitboards'
+and Hex's forest's consistency): it reads them on the host, so it runs on demand, in
+``from_scalar_states`` and in the native vector env's ``reset``, never in ``step``.
+
+Sync-free stepping: with ``sync_free`` on (the default off the CPU) ``step``, ``restart``,
+``random_actions``, ``legal_mask`` and ``observation`` never read a value on the host and
+make every shape from the batch alone, so that a step (auto-reset included) can be captured
+as a CUDA graph or compiled whole. On the CPU the default is off: there a look at a value
+(is any game over? is every action in range?) costs less than the work it skips. While
+``torch.compile`` traces, the rules never look, whatever the flag. ``step_unchecked`` is the
+step without the argument checks and never looking, for a caller that has checked once (a
+compiled or captured loop, the batched search); ``boardgym.batch.graph_safety`` proves both.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 import torch
 
+from boardgym.batch import checks
+from boardgym.batch.checks import StateSpec
+from boardgym.batch.rows import cat_rows as cat_rows
+from boardgym.batch.rows import put_rows as put_rows
+from boardgym.batch.rows import put_rows_ as put_rows_
+from boardgym.batch.rows import take_rows as take_rows
+from boardgym.batch.rows import where_rows
+from boardgym.batch.tables import constant, uniform_pick
 from boardgym.game import Game
 from boardgym.types import BoardgymError
 
@@ -77,6 +103,7 @@ class BatchState(Protocol):
 
 
 S = TypeVar("S", bound=BatchState)
+T = TypeVar("T")
 
 REWARDS = ((0.0, 0.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
 """Each player's reward by outcome: none (the game goes on, or a draw), player 0 won, player 1
@@ -93,6 +120,15 @@ class BatchedGame(ABC, Generic[S]):
     operations), ``legal_mask``, ``_planes`` (the observation) and the conversions; the rest
     is here."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A game's own ``legal_mask`` and ``random_actions`` check the state's structure first
+        (metadata only; nothing for the state made last), as every public entry does."""
+        super().__init_subclass__(**kwargs)
+        for name in ("legal_mask", "random_actions"):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "checks_structure", False):
+                setattr(cls, name, _checking(method))
+
     def __init__(self, game: Game, device: str | torch.device = "cpu") -> None:
         if game.num_players != 2:
             raise BoardgymError(f"batched rules are for two-player games; {game.name} has {game.num_players} player(s)")
@@ -101,6 +137,13 @@ class BatchedGame(ABC, Generic[S]):
         self.num_actions = game.num_actions
         self.observation_shape = tuple(game.observation_shape)
         self._start_state: S | None = None
+        self.sync_free = self.device.type != "cpu"
+        """Never read a value on the host (see the module doc): on by default off the CPU."""
+        self._twin: BatchedGame[S] | None = None
+        self._spec: StateSpec | None = None
+        self._made: Any = object()  # none yet
+        self._generator_seen: torch.Generator | None = None
+        """The state ``step`` returned last (a tuple: its fields cannot be swapped for others)."""
         # each row of REWARDS (two float32) seen as one int64: a look-up of [B] rows, not [B, 2]
         self._reward_rows = constant(REWARDS, self.device).view(torch.int64).view(-1)
 
@@ -111,7 +154,8 @@ class BatchedGame(ABC, Generic[S]):
         if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
             raise BoardgymError(f"batch={batch!r} must be a whole number of games from 1 to {MAX_BATCH:,}")
         self._check_generator(generator)
-        return self._start(batch, generator)
+        self._made = self._start(batch, generator)
+        return self._made
 
     def step(
         self,
@@ -125,9 +169,51 @@ class BatchedGame(ABC, Generic[S]):
         """Every game of ``state`` plays its action (``long[B]``); see the module doc for
         illegal actions, finished games and ``auto_reset``. ``where`` (``bool[B]``): only those
         games play; the others stay as they are, their actions unread."""
+        compiling = torch.compiler.is_compiling()
+        if compiling or state is not self._made:  # the state made last: its structure is known
+            self.check_structure(state)
         actions = self.check_actions(state, actions)
         if where is not None:
             where = self.check_mask(state, where, "where")
+        if generator is not None and generator is not self._generator_seen:  # checked once
+            self._check_generator(generator)
+            if not compiling:
+                self._generator_seen = generator
+        try:
+            after = self._advance(state, actions, auto_reset, generator, where)
+        except IndexError:  # a value no table has a row for: only a state from outside has one
+            raise BoardgymError(
+                "the state holds a value out of the rules' range: check_state(state) names the field"
+            ) from None
+        if not compiling:
+            self._made = after
+        return after
+
+    def step_unchecked(
+        self,
+        state: S,
+        actions: torch.Tensor,
+        *,
+        auto_reset: bool = False,
+        generator: torch.Generator | None = None,
+        where: torch.Tensor | None = None,
+    ) -> S:
+        """``step`` without its checks, never reading a value on the host, on any device: for a
+        caller that has checked its state and arguments once (``actions`` ``long[B]`` and
+        ``where`` ``bool[B]`` on this device) and compiles or captures its loop. Illegal and
+        out-of-range actions are scored as ``step`` scores them."""
+        twin = self._twin
+        if twin is None:
+            twin = self
+            if not self.sync_free:
+                twin = copy.copy(self)
+                twin.sync_free = True
+            self._twin = twin._twin = twin
+        return twin._advance(state, actions, auto_reset, generator, where)
+
+    def _advance(
+        self, state: S, actions: torch.Tensor, auto_reset: bool, generator: torch.Generator | None, where: Any
+    ) -> S:
         after = self._step(state, actions, self._in_space(actions), where)
         if auto_reset and self._may_be_any(after.ended):
             after = self._reset(after, after.ended, generator)
@@ -136,13 +222,17 @@ class BatchedGame(ABC, Generic[S]):
     def restart(self, state: S, where: torch.Tensor, generator: torch.Generator | None = None) -> S:
         """``state`` with a new game in every slot where ``where`` (``bool[B]``), the others as
         they are (``ended`` and ``rewards`` kept)."""
+        self.check_structure(state)
         where = self.check_mask(state, where, "where")
-        return self._reset(state, where, generator) if bool(where.any()) else state
+        after = self._reset(state, where, generator) if self._may_be_any(where) else state
+        if not torch.compiler.is_compiling():
+            self._made = after
+        return after
 
     def observation(self, state: S, player: int | torch.Tensor) -> torch.Tensor:
         """``float32[B, *observation_shape]``: the planes ``Game.observation`` gives, from the
         view of ``player`` (an int for every game, or ``long[B]``, e.g. ``state.current_player``)."""
-        batch = len(state.current_player)
+        batch = self.check_structure(state)
         if isinstance(player, int) and not isinstance(player, bool):
             if player not in (0, 1):
                 raise BoardgymError(f"player={player!r} must be 0 or 1")
@@ -165,14 +255,43 @@ class BatchedGame(ABC, Generic[S]):
         ``step`` ignores it)."""
         return uniform_pick(self.legal_mask(state), generator)
 
-    @abstractmethod
     def to_scalar_states(self, state: S) -> list[Any]:
         """The scalar rules' state of every game of the batch."""
+        self.check_structure(state)
+        return self._to_scalar_states(state)
 
-    @abstractmethod
     def from_scalar_states(self, states: Sequence[Any]) -> S:
         """A batch holding these scalar states (``ended`` false, ``rewards`` zero, ``steps`` the
-        moves that reached each, or the fewest that can where a state does not record them)."""
+        moves that reached each, or the fewest that can where a state does not record them);
+        one sentence for anything that is not a list of this game's states (``check_state``
+        runs on the batch made)."""
+        self._made = checks.from_scalar_states(self, states)
+        return self._made
+
+    def check_structure(self, state: Any, name: str = "state") -> int:
+        """The batch size of ``state``, or one sentence: not this game's state type, or a field
+        of another shape, dtype, device or batch size. Metadata only: it never waits for the
+        device."""
+        return checks.check_structure(self, state, name)
+
+    def check_state(self, state: Any) -> None:
+        """One sentence naming the field where a value of ``state`` is not one the rules can
+        reach (a board code, a player, the bitboards' or Hex's forest's consistency, a count);
+        nothing where every game is consistent. It reads the values on the host: on demand,
+        never in ``step``."""
+        checks.check_state(self, state)
+
+    def _value_problems(self, state: S) -> list[tuple[str, str, torch.Tensor]]:
+        """The game's own value checks: ``(field, what is wrong, bool[B] where it is)`` each."""
+        return []
+
+    @abstractmethod
+    def _to_scalar_states(self, state: S) -> list[Any]:
+        """``to_scalar_states`` on a state whose structure is checked."""
+
+    @abstractmethod
+    def _from_scalar_states(self, states: Sequence[Any]) -> S:
+        """``from_scalar_states``, unchecked: it may raise anything on a state of another game."""
 
     def check_actions(self, state: S, actions: Any) -> torch.Tensor:
         """``actions`` as a ``long[B]`` tensor on this device, or one sentence saying what is wrong."""
@@ -201,23 +320,32 @@ class BatchedGame(ABC, Generic[S]):
         return mask
 
     def _in_space(self, actions: torch.Tensor) -> torch.Tensor | None:
-        """None where every action is in the action space (one look at their range on a CPU),
-        else ``bool[B]``: which are (always a mask on a GPU, where a look would wait for it)."""
-        if self.device.type == "cpu":
+        """None where every action is in the action space (one look at their range where the
+        rules look), else ``bool[B]``: which are (always a mask where they do not)."""
+        if self._looks():
             low, high = torch.aminmax(actions)
             if low.item() >= 0 and high.item() < self.num_actions:
                 return None
         return (actions >= 0) & (actions < self.num_actions)
 
+    def _looks(self) -> bool:
+        """Whether the rules may read a value on the host to skip work: not ``sync_free``, and
+        not while ``torch.compile`` traces them."""
+        return not self.sync_free and not torch.compiler.is_compiling()
+
     def _may_be_any(self, mask: torch.Tensor) -> bool:
-        """Whether ``mask`` may hold a true: looked at on a CPU (cheap there), assumed on a GPU
-        (a look would wait for it)."""
-        return self.device.type != "cpu" or bool(mask.numpy().any())
+        """Whether ``mask`` may hold a true: looked at where the rules look (cheap on a CPU),
+        assumed where they do not."""
+        if not self._looks():
+            return True
+        return bool(mask.numpy().any()) if mask.device.type == "cpu" else bool(mask.any())
 
     def _every(self, values: torch.Tensor) -> bool:
-        """Whether every one of ``values`` is true (non-zero): looked at on a CPU, not assumed
-        on a GPU (a look would wait for it)."""
-        return self.device.type == "cpu" and bool(values.numpy().all())
+        """Whether every one of ``values`` is true (non-zero): looked at where the rules look,
+        not assumed where they do not."""
+        if not self._looks():
+            return False
+        return bool(values.numpy().all()) if values.device.type == "cpu" else bool(values.all())
 
     # -- what each game writes -------------------------------------------------------------------
     @abstractmethod
@@ -289,16 +417,8 @@ class BatchedGame(ABC, Generic[S]):
         else:
             if self._start_state is None:
                 self._start_state = self._start(1, None)
-            fresh = self._start_state
-        fields = {}
-        for name in state._fields:
-            if name not in ("ended", "rewards"):
-                value, start = getattr(state, name), getattr(fresh, name)
-                if value.dim() == 1 and not self.random_start:
-                    fields[name] = torch.where(ended, start[0], value)
-                else:
-                    fields[name] = torch.where(ended.view(-1, *([1] * (value.dim() - 1))), start, value)
-        replaced: S = state._replace(**fields)
+            fresh = self._start_state  # one game, broadcast
+        replaced: S = where_rows(ended, fresh, state, keep=("ended", "rewards"))
         return replaced
 
     def rewards_of(self, outcome: torch.Tensor) -> torch.Tensor:
@@ -340,77 +460,37 @@ class BatchedGame(ABC, Generic[S]):
             raise BoardgymError(f"the generator is on {generator.device}, the batch on {self.device}: make it there")
 
 
-def constant(values: Any, device: torch.device, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """A small table as a tensor on ``device``, made once and kept."""
-    key = (repr(values), device, dtype)
-    table = _CONSTANTS.get(key)
-    if table is None:
-        table = _CONSTANTS[key] = torch.tensor(values, dtype=dtype, device=device)
-    return table
+def _checking(method: Callable[..., T]) -> Callable[..., T]:
+    """``method(self, state, ...)`` after ``self.check_structure(state)`` (see ``__init_subclass__``)."""
+
+    @functools.wraps(method)
+    def checked(self: BatchedGame[Any], state: Any, *args: Any, **kwargs: Any) -> T:
+        if state is not self._made or torch.compiler.is_compiling():
+            self.check_structure(state)
+        return method(self, state, *args, **kwargs)
+
+    checked.checks_structure = True  # type: ignore[attr-defined]
+    return checked
 
 
-_CONSTANTS: dict[tuple[str, torch.device, torch.dtype], torch.Tensor] = {}
-
-
-def pick_tables(width: int) -> tuple[list[int], list[int]]:
-    """For choosing a uniformly random set bit of a ``width``-bit mask in two look-ups: the
-    count of set bits of every mask, and the ``k``-th set bit of mask ``m`` at ``m * width + k``."""
-    counts = [mask.bit_count() for mask in range(1 << width)]
-    picks = [0] * ((1 << width) * width)
-    for mask in range(1 << width):
-        for k, bit in enumerate(b for b in range(width) if mask >> b & 1):
-            picks[mask * width + k] = bit
-    return counts, picks
-
-
-def uniform_pick(mask: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
-    """A uniformly random true column of each row of ``mask`` (bool ``[B, A]``), one uniform
-    draw a row; the last column where a row has none."""
-    counts = mask.cumsum(1)
-    pick = (torch.rand(len(counts), generator=generator, device=mask.device) * counts[:, -1]).long()
-    return (counts <= pick.unsqueeze(1)).sum(1).clamp(max=mask.shape[1] - 1)
-
-
-def random_below(counts: torch.Tensor, most: int, generator: torch.Generator | None) -> torch.Tensor:
-    """``int32[B]``: a uniformly random whole number below each of ``counts`` (``int32[B]``, each
-    from 0 to ``most``; 0 where a count is 0): ``31 - most.bit_length()`` random bits scaled
-    by the count, all in 32-bit integers (a float draw and its conversions cost twice as much). Off uniform by less than
-    ``most / 2**(31 - most.bit_length())``: under 1e-7 for nine choices."""
-    shift = most.bit_length()
-    if shift > 15:
-        raise ValueError(f"counts up to {most} need more than 31 random bits")
-    bits = torch.empty(len(counts), dtype=torch.int32, device=counts.device)
-    return (bits.random_(0, 1 << (31 - shift), generator=generator) * counts) >> (31 - shift)
-
-
-def bits_to_mask(bits: torch.Tensor, count: int) -> torch.Tensor:
-    """``bool[B, count]``: bit ``i`` of each ``bits`` (``long[B]``)."""
-    shifts = torch.arange(count, device=bits.device)
-    return (bits.unsqueeze(1) >> shifts) & 1 == 1
-
-
-def mask_to_bits(mask: torch.Tensor) -> torch.Tensor:
-    """``long[B]``: the bits of ``bool[B, n]`` (n at most 63)."""
-    weights = 1 << torch.arange(mask.shape[1], device=mask.device)
-    return (mask.long() * weights).sum(1)
-
-
-def resolve_device(device: str | torch.device) -> torch.device:
+def resolve_device(device: str | torch.device, option: str = "device") -> torch.device:
     """``cpu``, ``cuda``, ``cuda:N`` (or ``auto``: CUDA when available), checked: one sentence
-    for a name torch does not know or a GPU that is not there."""
+    for a name torch does not know or a GPU that is not there. ``option`` names the setting in
+    the sentence (``--device``; ending in ``=``, a spec's key: ``alphazero device=``)."""
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    shown = f"{option}{str(device)!r}" if option.endswith("=") else f"{option} {str(device)!r}"
     try:
         resolved = torch.device(device)
     except (RuntimeError, TypeError):
-        raise BoardgymError(f"unknown device {device!r}; use cpu, cuda, cuda:N or auto") from None
+        raise BoardgymError(f"unknown {shown}; use auto, cpu or cuda (cuda:N for GPU N)") from None
     if resolved.type == "cuda":
         if not torch.cuda.is_available():
-            raise BoardgymError(f"device {device!r} asked for, but CUDA is not available here; use cpu or auto")
+            raise BoardgymError(f"{shown} asked for but CUDA is not available here; use cpu or auto")
         if resolved.index is not None and resolved.index >= torch.cuda.device_count():
-            raise BoardgymError(f"device {device!r}: this machine has {torch.cuda.device_count()} GPU(s)")
+            raise BoardgymError(f"{shown}: this machine has {torch.cuda.device_count()} GPU(s)")
         if resolved.index is None:
             resolved = torch.device("cuda", torch.cuda.current_device())
     elif resolved.type != "cpu":
-        raise BoardgymError(f"device {device!r}: the batched rules run on cpu or cuda")
+        raise BoardgymError(f"{shown}: boardgym runs on cpu or cuda")
     return resolved

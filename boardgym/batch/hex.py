@@ -14,7 +14,9 @@ an edge stays the root of everything joined to it, until the mover's two edges j
 A move by player ``p`` on cell ``a`` finds the roots of ``a``'s six neighbours (an edge node
 stands for a neighbour off the board) and of ``a`` by pointer jumping, all of them at once:
 union by rank keeps the trees shallow (random games take four jumps at 11x11, three to five
-at 19x19). The trees of ``p``'s colour among them join ``a``'s under the one of highest rank
+at 19x19), and bounds them: no node of a live game is more than ``floor(log2(cells)) + 1``
+links from its root, so the look-ups end after that many jumps whatever the state (where the
+rules do not look, they make exactly that many). The trees of ``p``'s colour among them join ``a``'s under the one of highest rank
 (ties: the highest node), its rank one up when another of that rank joins; when that root is
 one of ``p``'s edges and the other edge joins too, ``p`` has won. A move's writes (the joining
 roots and the cell take the new root's entry) are one ``scatter_`` into a copy of the rows: a
@@ -27,7 +29,7 @@ observation, the legal mask and the conversions to the scalar rules (``boardgym.
 read those alone; ``from_scalar_states`` builds each game's trees from its stones.
 
 On one CPU thread, B=4096, random moves with auto-reset, a step takes about 1.2 ms at 11x11
-and 2 ms at 19x19 (``/work/tools/batched_speed.py``-style). Measured against it: per-cell
+and 2 ms at 19x19 (``boardgym bench batched --games hex``). Measured against it: per-cell
 labels relabelled at every merge, as pgx does (one O(cells) gather per move: 0.36 ms at 11x11,
 2.4 ms at 19x19 for that op alone), and this forest with a free list of the empty cells (a
 random action in one look-up, but three times the bytes to copy per move: no faster at 11x11,
@@ -41,8 +43,10 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from boardgym.batch.core import BatchedGame, uniform_pick
+from boardgym.batch.core import BatchedGame
+from boardgym.batch.tables import uniform_pick
 from boardgym.games.hex import BLACK, WHITE, Hex, stones
+from boardgym.types import BoardgymError
 
 RANK_SHIFT, COLOUR_SHIFT = 9, 13
 NODE = (1 << RANK_SHIFT) - 1
@@ -127,6 +131,17 @@ class BatchedHex(BatchedGame[HexBatch]):
         self.try_shifts = self.tensor([bits * i for i in range(per_word)]).view(-1, 1)
         count = self.try_words * per_word
         self.try_order = self.tensor([(count - i) << bits for i in range(count)], torch.int32).view(-1, 1)
+        # The check of a forest (check_state): each touching pair of nodes, both ways.
+        pairs = [(a, node) for a, around in enumerate(self.neighbours) for node in around]
+        pairs += [(node, a) for a, node in pairs if node >= cells]
+        self.pair_from = self.tensor([a for a, _ in pairs]).view(1, -1)
+        self.pair_to = self.tensor([b for _, b in pairs]).view(1, -1)
+        self.partners = self.tensor([edges[1], edges[0], edges[3], edges[2]])
+        self.depth = cells.bit_length()
+        """The most parent links from any node of a live game to its root (``floor(log2(cells)) +
+        1``: union by rank keeps a tree of stones at most its rank high, at most ``log2`` of its
+        size, and an edge adds one): a move's look-ups end after that many jumps, whatever the
+        state (a forest from another size, or with a cycle, gives wrong roots but ends)."""
         self._jumps = 0
         """The jumps the last move's look-ups took: the next one makes as many without looking."""
 
@@ -147,6 +162,80 @@ class BatchedHex(BatchedGame[HexBatch]):
             **self.common(batch),
         )
 
+    def _value_problems(self, state: HexBatch) -> list[tuple[str, str, torch.Tensor]]:
+        cells, nodes = self.cells, self.nodes
+        board = state.board.long()
+        batch = len(board)
+        ids = torch.arange(nodes, device=self.device)
+        colour, parent, rank = board >> COLOUR_SHIFT, board & NODE, (board >> RANK_SHIFT) & 15
+        colour, parent, rank = colour[:, :nodes], parent[:, :nodes], rank[:, :nodes]
+        player, live = state.current_player, ~(state.terminated | state.truncated)
+        start = self.start_row.long()
+        cell = colour[:, :cells]
+        # the edges: their colour; a root of an edge's rank (one up once it won), or under the other edge
+        edge, edge_parent, edge_rank = board[:, cells:nodes], parent[:, cells:], rank[:, cells:]
+        edges_ok = ((edge >> COLOUR_SHIFT) == (start[cells:nodes] >> COLOUR_SHIFT)) & (
+            ((edge_parent == ids[cells:]) & ((edge_rank == EDGE_RANK) | (edge_rank == EDGE_RANK + 1)))
+            | (edge_parent == self.partners)
+        )
+        stone = (colour == BLACK) | (colour == WHITE)
+        inside = parent < nodes
+        up = torch.where(inside, parent, ids)
+        # every node's root: at most ``depth`` links in a live game, one more in a won one
+        at = ids.expand(batch, nodes)
+        for _ in range(self.depth):
+            at = up.gather(1, at)
+        too_deep = (up.gather(1, at) != at).any(1)
+        roots = up.gather(1, at)
+        cycle = (up.gather(1, roots) != roots).any(1)
+        # the chains: touching stones of one colour, by the least node of each (label propagation)
+        ends = (self.pair_from.expand(batch, -1), self.pair_to.expand(batch, -1))
+        touching = (colour.gather(1, ends[0]) == colour.gather(1, ends[1])) & stone.gather(1, ends[0])
+        label = ids.expand(batch, nodes).clone()
+        for _ in range(nodes):
+            least = label.scatter_reduce(1, ends[0], torch.where(touching, label.gather(1, ends[1]), nodes), "amin")
+            least = least.gather(1, least)
+            if torch.equal(least, label):
+                break
+            label = least
+        split = (touching & (roots.gather(1, ends[0]) != roots.gather(1, ends[1]))).any(1)
+        joined = (stone & (label.gather(1, roots) != label)).any(1)
+        black, white = (cell == BLACK).sum(1), (cell == WHITE).sum(1)
+        stones = black + white
+        swappable = (player == WHITE) & (black == 1) & (white == 0) & self.swap
+        won = (roots[:, cells] == roots[:, cells + 1], roots[:, cells + 2] == roots[:, cells + 3])
+        return [
+            (
+                "board",
+                "holds a cell code that is not Black, White or empty",
+                ~(stone[:, :cells] | (cell == EMPTY)).all(1),
+            ),
+            (
+                "board",
+                "holds an empty cell that is not a root of its own",
+                ((cell == EMPTY) & (board[:, :cells] != start[:cells])).any(1),
+            ),
+            ("board", "has a changed spare entry (the last)", board[:, self.spare] != start[self.spare]),
+            ("board", "holds an edge entry these rules never write", ~edges_ok.all(1)),
+            ("board", "has a stone whose parent is not a node of the board", (stone & ~inside).any(1)),
+            (
+                "board",
+                "has a stone whose parent is of another colour",
+                (stone & (colour.gather(1, up) != colour)).any(1),
+            ),
+            ("board", f"has a parent cycle, or a tree deeper than {self.depth} links", cycle | (too_deep & live)),
+            (
+                "board",
+                "has a tree of stones of a higher rank than its size allows",
+                (stone[:, :cells] & (up[:, :cells] == ids[:cells]) & (rank[:, :cells] >= self.depth)).any(1),
+            ),
+            ("board", "has touching stones of one colour in two trees", split),
+            ("board", "has stones that do not touch in one tree", joined),
+            ("steps", "is not the moves that lead to these stones", state.steps != stones + (stones + player) % 2),
+            ("swappable", "does not say whether White may swap now", state.swappable != swappable),
+            ("terminated", "is not set, but a player's two edges are joined", ~state.terminated & (won[0] | won[1])),
+        ]
+
     def is_legal(self, state: HexBatch, actions: torch.Tensor) -> torch.Tensor:
         base = self.base(len(actions))
         # An action past the cells lands on an edge's entry (never empty): only the swap is legal there.
@@ -159,9 +248,14 @@ class BatchedHex(BatchedGame[HexBatch]):
         batch = len(actions)
         base = self.base(batch)
         board, player = state.board, state.current_player
-        if self.swap:
+        looks = self._looks()
+        if self.swap:  # rare: White's stone on the mirror of Black's one, on an empty board
             swapping = (actions == self.cells) & moving
-            if bool(swapping.any()):  # rare: White's stone on the mirror of Black's one, on an empty board
+            if not looks:  # every game, no look: Black's one stone is the smallest entry
+                black = board[:, : self.cells].argmin(1)
+                actions = torch.where(swapping, self.mirror.index_select(0, black), actions)
+                board = torch.where(swapping.unsqueeze(1), self.start_row, board)
+            elif bool(swapping.any()):
                 swapped = swapping.nonzero().view(-1)
                 stones = board.index_select(0, swapped)[:, : self.cells] < EMPTY_ENTRY
                 black = stones.to(torch.uint8).argmax(1)  # the one stone
@@ -172,19 +266,23 @@ class BatchedHex(BatchedGame[HexBatch]):
         # own root); seven times the spare where the game does not move.
         nodes = self.queries.index_select(0, (self.query_rows + torch.where(moving, actions, self.cells)).view(-1))
         at = nodes.view(QUERIES, batch) + base
-        # Their roots by pointer jumping: as many jumps as the last move needed without
-        # looking, then until every one is a root.
-        for _ in range(self._jumps):
+        # Their roots by pointer jumping, at most ``depth`` jumps: where the rules look, as many
+        # jumps as the last move needed, then one at a time until every one is a root; where
+        # they do not, all ``depth`` (a root's parent is itself: the extra jumps stay there).
+        jumps = min(self._jumps, self.depth) if looks else self.depth
+        for _ in range(jumps):
             at = (flat.index_select(0, at.view(-1)).view(QUERIES, batch) & NODE) + base
-        jumps = self._jumps
-        while True:
-            entry = flat.index_select(0, at.view(-1)).view(QUERIES, batch)
-            up = (entry & NODE) + base
-            if torch.equal(up, at):
-                break
-            at = up
-            jumps += 1
-        self._jumps = jumps
+        entry = flat.index_select(0, at.view(-1)).view(QUERIES, batch)
+        if looks:
+            while not torch.equal(up := (entry & NODE) + base, at):
+                if jumps == self.depth:
+                    raise BoardgymError(
+                        f"the Hex forest of state.board does not reach its roots in {self.depth} jumps: "
+                        "a state these rules did not make (check_state says where)"
+                    )
+                at, jumps = up, jumps + 1
+                entry = flat.index_select(0, at.view(-1)).view(QUERIES, batch)
+            self._jumps = jumps
         # The trees of the mover's colour around the cell join the cell's under the root of
         # highest key, whose rank grows when another of its rank joins. An edge stays its
         # chain's root (its rank is above any other's): when the mover's two edges join, the
@@ -203,7 +301,7 @@ class BatchedHex(BatchedGame[HexBatch]):
         # is read only while it is one); the others their own (no change).
         targets = at.view(-1).long()
         values = entry + (joined - entry) * same
-        board = board.clone()
+        board = board.clone() if board is state.board else board
         board.view(-1).scatter_(0, targets, values.view(-1))
         after = state._replace(board=board, current_player=player ^ moving, terminated=state.terminated | won)
         if self.swap:  # after Black's first stone on an empty board
@@ -212,15 +310,22 @@ class BatchedHex(BatchedGame[HexBatch]):
         return after, torch.where(won, player, -1)
 
     def restart(self, state: HexBatch, where: torch.Tensor, generator: torch.Generator | None = None) -> HexBatch:
-        # _reset writes into the board step has just made; a board from outside is copied first
-        return super().restart(state._replace(board=state.board.clone()), where, generator)
+        # where the rules look, _reset writes into the board step has just made; a board from
+        # outside is copied first
+        self.check_structure(state)
+        if self._looks():
+            state = state._replace(board=state.board.clone())
+        return super().restart(state, where, generator)
 
     def _reset(self, state: HexBatch, ended: torch.Tensor, generator: torch.Generator | None) -> HexBatch:
-        rows = ended.nonzero().view(-1)
-        # step resets only the state _move has just made: its board is a copy of step's own.
-        state.board.index_copy_(0, rows, self.start_row.expand(len(rows), self.width))
+        if self._looks():  # the rows that ended, in place: step resets only the board _move has just made
+            rows = ended.nonzero().view(-1)
+            state.board.index_copy_(0, rows, self.start_row.expand(len(rows), self.width))
+            board = state.board
+        else:
+            board = torch.where(ended.unsqueeze(1), self.start_row, state.board)
         names = ("current_player", "terminated", "steps", *(("swappable",) if self.swap else ()))
-        return state._replace(**self.reset_fields(state, ended, names))
+        return state._replace(board=board, **self.reset_fields(state, ended, names))
 
     def random_actions(self, state: HexBatch, generator: torch.Generator | None = None) -> torch.Tensor:
         """Each game tries a few uniformly random actions at once and takes the first legal
@@ -239,7 +344,12 @@ class BatchedHex(BatchedGame[HexBatch]):
         first = ((tries | self.try_order) * legal).amax(0)  # the first legal try, by order (0: none)
         actions = (first & ((1 << bits) - 1)).long()
         missed = first == 0
-        if bool(missed.any()):
+        if not self._looks():  # every game draws from its legal cells too, kept where its tries missed
+            legal = state.board[:, : self.cells] >= EMPTY_ENTRY
+            if self.swap:
+                legal = torch.cat((legal, state.swappable.unsqueeze(1)), 1)
+            actions = torch.where(missed, uniform_pick(legal, generator), actions)
+        elif bool(missed.any()):
             rows = missed.nonzero().view(-1)
             legal = state.board.index_select(0, rows)[:, : self.cells] >= EMPTY_ENTRY
             if self.swap:
@@ -267,7 +377,7 @@ class BatchedHex(BatchedGame[HexBatch]):
         """``int8[B, n * n]``: each cell's stone, 0 Black, 1 White, 3 empty."""
         return (state.board[:, : self.cells] >> COLOUR_SHIFT).to(torch.int8).cpu().numpy()
 
-    def to_scalar_states(self, state: HexBatch) -> list[Any]:
+    def _to_scalar_states(self, state: HexBatch) -> list[Any]:
         game, n = self.game, self.size
         colours = self.colours(state).reshape(-1, n, n)
         padded = np.full((len(colours), n, n + 1), EMPTY, dtype=np.int8)  # the bitboards' stride: n + 1
@@ -282,7 +392,7 @@ class BatchedHex(BatchedGame[HexBatch]):
             states.append(game.state(black, white, player))
         return states
 
-    def from_scalar_states(self, states: Sequence[Any]) -> HexBatch:
+    def _from_scalar_states(self, states: Sequence[Any]) -> HexBatch:
         game, cells = self.game, self.cells
         rows, counts, swappable = [], [], []
         for scalar in states:

@@ -146,6 +146,25 @@ class BatchedNimTables(BatchedNim):
         winner = state.current_player if self.last_mover_wins else player
         return after, torch.where(over > state.terminated, winner, -1)
 
+    def _value_problems(self, state: NimBatch) -> list[tuple[str, str, torch.Tensor]]:
+        code = state.code
+        inside = (code >= 0) & (code < self.over_row)
+        over = inside & self.over.index_select(0, torch.where(inside, code, 0))
+        return [
+            ("code", f"is not a position's key (0 to {self.over_row - 1})", ~inside),
+            (
+                "current_player",
+                "is not the player state.code holds (its lowest bit)",
+                inside & (state.current_player != code & 1),
+            ),
+            ("terminated", "is not set, but every heap is empty", over & ~state.terminated),
+            (
+                "steps",
+                "does not match the player to move (player 0 moves after an even count)",
+                (state.steps - state.current_player) % 2 != 0,
+            ),
+        ]
+
     def _reset(self, state: NimBatch, ended: torch.Tensor, generator: torch.Generator | None) -> NimBatch:
         code = torch.where(ended, self.start_code, state.code)
         return state._replace(
@@ -170,10 +189,10 @@ class BatchedNimTables(BatchedNim):
     def _planes(self, state: NimBatch, player: torch.Tensor) -> torch.Tensor:
         return self._heap_planes(self.heaps.index_select(0, state.code))
 
-    def to_scalar_states(self, state: NimBatch) -> list[Any]:
+    def _to_scalar_states(self, state: NimBatch) -> list[Any]:
         return [int(code) for code in state.code.tolist()]
 
-    def from_scalar_states(self, states: Sequence[Any]) -> NimBatch:
+    def _from_scalar_states(self, states: Sequence[Any]) -> NimBatch:
         game = self.game
         codes = [int(state) for state in states]
         players = [game.current_player(code) for code in codes]
@@ -217,6 +236,18 @@ class BatchedNimHeaps(BatchedNim):
         winner = player if self.last_mover_wins else 1 - player
         return after, torch.where(emptied, winner, -1)
 
+    def _value_problems(self, state: NimHeapsBatch) -> list[tuple[str, str, torch.Tensor]]:
+        heaps = state.heaps
+        return [
+            ("heaps", "holds a heap below 0 or above its start", ((heaps < 0) | (heaps > self.start_heaps)).any(1)),
+            ("terminated", "is not set, but every heap is empty", (heaps.amax(1) == 0) & ~state.terminated),
+            (
+                "steps",
+                "does not match the player to move (player 0 moves after an even count)",
+                (state.steps - state.current_player) % 2 != 0,
+            ),
+        ]
+
     def _reset(self, state: NimHeapsBatch, ended: torch.Tensor, generator: torch.Generator | None) -> NimHeapsBatch:
         return state._replace(
             heaps=torch.where(ended.unsqueeze(1), self.start_heaps, state.heaps),
@@ -248,14 +279,14 @@ class BatchedNimHeaps(BatchedNim):
     def _planes(self, state: NimHeapsBatch, player: torch.Tensor) -> torch.Tensor:
         return self._heap_planes(state.heaps)
 
-    def to_scalar_states(self, state: NimHeapsBatch) -> list[Any]:
+    def _to_scalar_states(self, state: NimHeapsBatch) -> list[Any]:
         game = self.game
         return [
             game.state(heaps, player)
             for heaps, player in zip(state.heaps.tolist(), state.current_player.tolist(), strict=True)
         ]
 
-    def from_scalar_states(self, states: Sequence[Any]) -> NimHeapsBatch:
+    def _from_scalar_states(self, states: Sequence[Any]) -> NimHeapsBatch:
         game = self.game
         heaps = [game.heaps_of(state) for state in states]
         players = [game.current_player(state) for state in states]

@@ -136,6 +136,47 @@ class BatchedQuarto(BatchedGame[QuartoBatch]):
         )
         return after, torch.where(won, state.current_player, self.no_winner)
 
+    def _value_problems(self, state: QuartoBatch) -> list[tuple[str, str, torch.Tensor]]:
+        taken, piece = state.taken, state.piece
+        occupied = taken & self.all
+        spread = occupied | occupied << 16 | occupied << 32 | occupied << 48
+        cells = torch.arange(CELLS, device=self.device)
+        # the piece on each cell, read from its four attribute bits
+        bits = [((state.attributes.unsqueeze(1) >> (lane + cells)) & 1) << k for k, lane in enumerate(LANES)]
+        on = torch.stack(bits).sum(0)
+        filled = ((occupied.unsqueeze(1) >> cells) & 1) == 1
+        copies = ((on.unsqueeze(2) == cells) & filled.unsqueeze(2)).sum(1)  # [B, piece]: on the board
+        placed = (copies.clamp(max=1) << cells).sum(1)
+        gone = (taken >> 16) & self.all  # placed, or in hand
+        cells_taken = bits_to_count(occupied)
+        pieces_gone = bits_to_count(gone)
+        choosing = piece == IN_HAND_NONE
+        hand = torch.where(choosing, 0, 1 << piece.clamp(0, PIECES - 1))
+        return [
+            ("taken", "has bits past the 16 cells and 16 pieces", (taken >> 32) != 0),
+            ("piece", "is not a piece (0 to 15) or 16 (none in hand)", (piece < 0) | (piece > IN_HAND_NONE)),
+            ("attributes", "has bits on empty cells", (state.attributes & ~spread) != 0),
+            (
+                "zeros",
+                "is not the attributes' complement on the occupied cells",
+                (state.zeros != spread & ~state.attributes),
+            ),
+            ("attributes", "place one piece twice", (copies > 1).any(1)),
+            ("taken", "does not mark the pieces on the board and in hand as gone", gone != placed | hand),
+            (
+                "piece",
+                "is in hand, but the player to move chooses one (or the other way round)",
+                choosing != (pieces_gone == cells_taken),
+            ),
+            ("steps", "is not the cells and pieces taken", state.steps != cells_taken + pieces_gone),
+            (
+                "terminated",
+                "is not set, but four in a line share an attribute, or the board is full",
+                ~state.terminated
+                & (self.lines(torch.stack((state.attributes, state.zeros))).amax(0) | (occupied == self.all)),
+            ),
+        ]
+
     def _reset(self, state: QuartoBatch, ended: torch.Tensor, generator: torch.Generator | None) -> QuartoBatch:
         zero = self.zero
         return state._replace(  # ``a > b`` is ``a & ~b`` for bools, in one op
@@ -175,7 +216,7 @@ class BatchedQuarto(BatchedGame[QuartoBatch]):
         planes = self.bit_planes(torch.stack((state.attributes, sets), 1), 64)  # [B, 2, 64]
         return planes.view(-1, *self.observation_shape)
 
-    def to_scalar_states(self, state: QuartoBatch) -> list[Any]:
+    def _to_scalar_states(self, state: QuartoBatch) -> list[Any]:
         states = []
         for words, taken, piece, player, terminated in zip(
             state.attributes.tolist(),
@@ -197,7 +238,7 @@ class BatchedQuarto(BatchedGame[QuartoBatch]):
             states.append(QuartoState(attributes, occupied, available, hand, player, outcome))
         return states
 
-    def from_scalar_states(self, states: Sequence[Any]) -> QuartoBatch:
+    def _from_scalar_states(self, states: Sequence[Any]) -> QuartoBatch:
         return self._start(len(states), None)._replace(
             attributes=self.tensor(
                 [_int64(sum(a << lane for a, lane in zip(s.attributes, LANES, strict=True))) for s in states]
@@ -214,6 +255,11 @@ class BatchedQuarto(BatchedGame[QuartoBatch]):
             terminated=self.tensor([s.outcome != ONGOING for s in states], torch.bool),
             steps=self.tensor([s.occupied.bit_count() + (ALL ^ s.available).bit_count() for s in states]),
         )
+
+
+def bits_to_count(words: torch.Tensor) -> torch.Tensor:
+    """The set bits of each 16-bit ``words``."""
+    return ((words.unsqueeze(1) >> torch.arange(16, device=words.device)) & 1).sum(1)
 
 
 def _has_quarto(attributes: tuple[int, ...], occupied: int) -> bool:

@@ -111,6 +111,22 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
         )
         return after, winner
 
+    def _value_problems(self, state: QuixoBatch) -> list[tuple[str, str, torch.Tensor]]:
+        cells = self.game.size**2
+        off_board = ~((1 << cells) - 1)
+        lines = self.lines(torch.stack((state.mover, state.other))).any(0)
+        problems = [
+            ("mover", "has bits outside the board", (state.mover & off_board) != 0),
+            ("other", "has bits outside the board", (state.other & off_board) != 0),
+            ("mover", "and state.other share a cube", (state.mover & state.other) != 0),
+            ("terminated", "is not set, but a line is made", lines & ~state.terminated & ~state.truncated),
+        ]
+        if self.last_ply is not None:
+            live = ~(state.terminated | state.truncated)
+            past = (state.steps > self.last_ply + 1) | (live & (state.steps > self.last_ply))
+            problems.append(("steps", "is past the move limit", past))
+        return problems
+
     def _reset(self, state: QuixoBatch, ended: torch.Tensor, generator: torch.Generator | None) -> QuixoBatch:
         names = ("mover", "other", "current_player", "steps", "terminated", "truncated")
         return state._replace(**self.reset_fields(state, ended, names))
@@ -140,7 +156,7 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
         n = self.game.size
         return self.bit_planes(torch.stack((own, opponent), 1), n * n).reshape(-1, 2, n, n)
 
-    def to_scalar_states(self, state: QuixoBatch) -> list[Any]:
+    def _to_scalar_states(self, state: QuixoBatch) -> list[Any]:
         game = self.game
         states = []
         for mover, other, player, moves, terminated, truncated in zip(
@@ -165,7 +181,7 @@ class BatchedQuixo(BatchedGame[QuixoBatch]):
             states.append(QuixoState(stones, player, moves, outcome))
         return states
 
-    def from_scalar_states(self, states: Sequence[Any]) -> QuixoBatch:
+    def _from_scalar_states(self, states: Sequence[Any]) -> QuixoBatch:
         return self._start(len(states), None)._replace(
             mover=self.tensor([s.stones[s.player] for s in states], BOARD),
             other=self.tensor([s.stones[1 - s.player] for s in states], BOARD),

@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 import torch
 
-from boardgym.batch.core import BatchedGame, bits_to_mask, pick_tables
+from boardgym.batch.core import BatchedGame
+from boardgym.batch.tables import bits_to_mask, pick_tables
 from boardgym.games.rastros import GOALS, ONGOING, Rastros, RastrosState
 
 CELLS = 64
@@ -126,6 +127,26 @@ class BatchedRastros(BatchedGame[RastrosBatch]):
         )
         return after, winner
 
+    def _value_problems(self, state: RastrosBatch) -> list[tuple[str, str, torch.Tensor]]:
+        white = state.white
+        inside = (white >= 0) & (white < CELLS)
+        at = torch.where(inside, white, 0)
+        black = state.black
+        blacks = bits_to_mask(black, CELLS).sum(1)
+        goal = self.goal_winners.index_select(0, at) >= 0
+        exits = self._exits(at, black)
+        return [
+            ("white", "is not a cell (0 to 63)", ~inside),
+            ("black", "holds the white stone's cell", inside & ((black & self.cell_bits.index_select(0, at)) != 0)),
+            ("exits", "are not the white stone's free neighbours", inside & (state.exits != exits)),
+            ("steps", "is not the count of black cells", state.steps != blacks),
+            (
+                "terminated",
+                "is not set, but the stone is on a goal or stuck",
+                inside & (goal | (exits == 0)) & ~state.terminated,
+            ),
+        ]
+
     def _reset(self, state: RastrosBatch, ended: torch.Tensor, generator: torch.Generator | None) -> RastrosBatch:
         return state._replace(
             white=torch.where(ended, self.start_white, state.white),
@@ -156,7 +177,7 @@ class BatchedRastros(BatchedGame[RastrosBatch]):
         )  # [B, 4]
         return ((boards.unsqueeze(2) >> self.square_bits) & 1).float().view(-1, *self.observation_shape)
 
-    def to_scalar_states(self, state: RastrosBatch) -> list[Any]:
+    def _to_scalar_states(self, state: RastrosBatch) -> list[Any]:
         states = []
         for white, black, exits, player in zip(
             state.white.tolist(), state.black.tolist(), state.exits.tolist(), state.current_player.tolist(), strict=True
@@ -167,7 +188,7 @@ class BatchedRastros(BatchedGame[RastrosBatch]):
             states.append(RastrosState(white, black & ((1 << 64) - 1), player, outcome))
         return states
 
-    def from_scalar_states(self, states: Sequence[Any]) -> RastrosBatch:
+    def _from_scalar_states(self, states: Sequence[Any]) -> RastrosBatch:
         white = self.tensor([state.white for state in states])
         black = self.tensor([signed(state.black) for state in states])
         return self._start(len(states), None)._replace(

@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 
 import torch
 
-from boardgym.batch.core import BatchedGame, random_below
+from boardgym.batch.core import BatchedGame
+from boardgym.batch.tables import random_below
 from boardgym.games.tictactoe import CODES, TicTacToe
 
 
@@ -84,6 +85,11 @@ class BatchedTicTacToe(BatchedGame[TicTacToeBatch]):
         self.planes = self.tensor(planes, torch.float32)
         self.counts = self.tensor(counts, torch.int32)
         self.picks = self.tensor(picks)
+        reachable = [False] * rows
+        for code in seen:
+            reachable[code] = True
+            reachable[CODES + code] = not over[code]  # a live position's illegal move
+        self.reachable = self.tensor(reachable, torch.bool)
 
     def _start(self, batch: int, generator: torch.Generator | None) -> TicTacToeBatch:
         return self._at(torch.full((batch,), self.game.initial_state(), dtype=torch.long, device=self.device))
@@ -98,6 +104,27 @@ class BatchedTicTacToe(BatchedGame[TicTacToeBatch]):
             "terminated": self.over.index_select(0, code),
             "steps": self.marks.index_select(0, code),
         }
+
+    def _value_problems(self, state: TicTacToeBatch) -> list[tuple[str, str, torch.Tensor]]:
+        code = state.code
+        inside = (code >= 0) & (code < 2 * CODES)
+        at = torch.where(inside, code, 0)
+        fields = self._fields_at(at)
+        reachable = inside & self.reachable.index_select(0, at)
+        return [
+            ("code", "is not a position reachable from the start", ~reachable),
+            (
+                "current_player",
+                "is not the player to move in state.code",
+                reachable & (state.current_player != fields["current_player"]),
+            ),
+            (
+                "terminated",
+                "does not say whether state.code is over",
+                reachable & (state.terminated != fields["terminated"]),
+            ),
+            ("steps", "is not the marks of state.code", reachable & (state.steps != fields["steps"])),
+        ]
 
     def _step(
         self, state: TicTacToeBatch, actions: torch.Tensor, in_space: torch.Tensor | None, where: torch.Tensor | None
@@ -126,10 +153,10 @@ class BatchedTicTacToe(BatchedGame[TicTacToeBatch]):
         rows = torch.add(player, state.code % CODES, alpha=2)
         return self.planes.index_select(0, rows).view(-1, *self.observation_shape)
 
-    def to_scalar_states(self, state: TicTacToeBatch) -> list[Any]:
+    def _to_scalar_states(self, state: TicTacToeBatch) -> list[Any]:
         return [code % CODES for code in state.code.tolist()]
 
-    def from_scalar_states(self, states: Sequence[Any]) -> TicTacToeBatch:
+    def _from_scalar_states(self, states: Sequence[Any]) -> TicTacToeBatch:
         return self._at(self.tensor([int(state) for state in states]))
 
     def legal_mask(self, state: TicTacToeBatch) -> torch.Tensor:

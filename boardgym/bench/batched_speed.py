@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from boardgym.batch import batched
+from boardgym.batch.capture import CapturedPlay
 from boardgym.bench import RoundsOptions, label, optional_import, rows
 from boardgym.bench.env_speed import rules_steps_per_second
 from boardgym.config import option, options_from_argv
@@ -63,6 +64,7 @@ class Options(RoundsOptions):
         None,
         "also write the figures as PATH.json and, from them, a plot of steps per CPU-second by batch size as PATH.png",
     )
+    capture: bool = option(True, "on CUDA, play as one captured CUDA graph a step (boardgym.batch.capture)")
 
 
 def main(argv: list[str] | None = None, prog: str = "boardgym bench batched") -> int:
@@ -98,7 +100,10 @@ def _game_table(game: str, row: BenchRow, options: Options, devices: tuple[str, 
     print(f"  {'':<28}" + "".join(f"{'B=' + str(b):>22}" for b in options.batches))
     ours: dict[tuple[str, int], Rate] = {}
     for device in devices:
-        rates = [_best(partial(batched_rate, game, row, b, device), options) for b in options.batches]
+        rates = [
+            _best(partial(batched_rate, game, row, b, device, capture=options.capture), options)
+            for b in options.batches
+        ]
         ours.update({(device, b): rate for b, rate in zip(options.batches, rates, strict=True)})
         print(f"  {'ours (torch, ' + device + ')':<28}" + "".join(_cell(rate) for rate in rates))
     peer: dict[int, Rate] = {}
@@ -154,9 +159,20 @@ def plot_speeds(figures: dict[str, Any], path: Path) -> Path:
     return path
 
 
-def batched_rate(game: str, row: BenchRow, batch: int, device: str, seconds: float) -> Rate:
-    """Random play with auto-reset on the batched rules: steps per wall- and CPU-second."""
+def batched_rate(game: str, row: BenchRow, batch: int, device: str, seconds: float, *, capture: bool = True) -> Rate:
+    """Random play with auto-reset on the batched rules: steps per wall- and CPU-second; on
+    CUDA with ``capture``, each step one replay of a captured graph (eager where capture fails,
+    saying why once)."""
     rules = batched(game, device=device, **row.params)
+    if capture and rules.device.type == "cuda":
+        try:
+            played = CapturedPlay(rules, batch)
+        except Exception as error:  # noqa: BLE001 - a capture that fails measures the eager loop instead
+            if (game, device) not in _CAPTURE_FAILED:
+                _CAPTURE_FAILED.add((game, device))
+                print(f"  ({game} on {device}: capture failed, eager instead: {type(error).__name__}: {error})")
+        else:
+            return _replayed(played, batch, seconds)
     generator = torch.Generator(device=rules.device).manual_seed(0)
     state = rules.init(batch, generator)
     for _ in range(3):  # warm the caches and the allocator
@@ -169,6 +185,22 @@ def batched_rate(game: str, row: BenchRow, batch: int, device: str, seconds: flo
             state = rules.step(state, rules.random_actions(state, generator), auto_reset=True)
         steps += 8 * batch
         sync()
+    return _rates(steps, wall, cpu)
+
+
+_CAPTURE_FAILED: set[tuple[str, str]] = set()
+
+
+def _replayed(played: CapturedPlay, batch: int, seconds: float) -> Rate:
+    for _ in range(3):
+        played.replay()
+    torch.cuda.synchronize()
+    steps, wall, cpu = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - wall < seconds:
+        for _ in range(8):
+            played.replay()
+        steps += 8 * batch
+        torch.cuda.synchronize()
     return _rates(steps, wall, cpu)
 
 

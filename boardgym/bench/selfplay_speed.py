@@ -27,8 +27,18 @@ For each game, in one run and with one network and one set of search settings:
   and on CUDA), so a round measures a batch that stays full; their warm-up lasts until half a
   batch of games has ended.
 
+- **the peer** (``mctx``, ``mctx_gumbel``; where jax, pgx and mctx are installed): pgx's
+  version of the game searched by ``mctx.muzero_policy`` at ``--simulations`` and by
+  ``mctx.gumbel_muzero_policy`` at ``--gumbel-simulations``, the same network shape (random
+  weights), games in flight and device, one jitted call a move
+  (``boardgym.bench.mctx_selfplay``); its positions/s count a position a move of each game.
+
+On CUDA the batched rows run captured (each simulation a CUDA graph, the network in float16
+and channels_last; ``--capture false``: eager), and then their "in the network" column is
+n/a: the network runs inside the graph.
+
     boardgym bench selfplay [--games tictactoe connect_four] [--rounds 3]
-        [--sources local workers2 ray1 ray2 batched gumbel] [--device cuda --batch-games 4096]
+        [--sources local workers2 ray1 ray2 batched gumbel mctx mctx_gumbel] [--device cuda --batch-games 4096]
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -60,7 +71,12 @@ from boardgym.train.alphazero.loop import _train_steps
 from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
 from boardgym.train.alphazero.workers import SelfPlayPool, SelfPlaySource
 
-SOURCES = ("local", "workers2", "ray1", "ray2", "batched", "batched2", "gumbel")
+if TYPE_CHECKING:
+    from boardgym.bench.mctx_selfplay import MctxSelfPlay
+
+SOURCES = ("local", "workers2", "ray1", "ray2", "batched", "batched2", "gumbel", "mctx", "mctx_gumbel")
+MCTX_SOURCES = ("mctx", "mctx_gumbel")
+"""The peer's rows: pgx's rules searched by mctx (``boardgym.bench.mctx_selfplay``)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +152,9 @@ class Options(BaseOptions):
     pretrained: bool = option(
         False, "play with the network shipped for each game (alphazero:pretrained=true) instead of a random one"
     )
+    capture: bool = option(
+        True, "on CUDA, the batched rows' simulations as CUDA graphs and their network in float16 (false: eager)"
+    )
     threads: int = option(Config.threads, "torch CPU threads of this process (the batched rows on a CPU)", minimum=1)
     seed: int = seed_option(0)
 
@@ -204,17 +223,21 @@ def _selfplay_speeds(
         "batched": f"batched --device {args.device} ({args.simulations} sims)",
         "batched2": f"batched --workers 2 ({args.simulations} sims)",
         "gumbel": f"batched --gumbel --device {args.device} ({args.gumbel_simulations} sims)",
+        "mctx": f"pgx + mctx muzero_policy --device {args.device} ({args.simulations} sims)",
+        "mctx_gumbel": f"pgx + mctx gumbel_muzero_policy --device {args.device} ({args.gumbel_simulations} sims)",
     }
+    sources = _available(args.sources, game)
     device = resolve_device(args.device, "--device")
     batched_network = copy.deepcopy(network).to(device).eval()
     ray_cpus = sum(int(source[3:]) for source in args.sources if source.startswith("ray"))
     pools: dict[str, SelfPlaySource | None] = {}
-    best = dict.fromkeys(args.sources, 0.0)
-    per_cpu = dict.fromkeys(args.sources, 0.0)
-    details = {source: RowDetails() for source in args.sources}
+    best = dict.fromkeys(sources, 0.0)
+    per_cpu = dict.fromkeys(sources, 0.0)
+    details = {source: RowDetails() for source in sources}
     sample = SelfPlayResult()
+    peers = {source: _mctx(source, game, network, args) for source in sources if source in MCTX_SOURCES}
     try:
-        for source in args.sources:
+        for source in sources:
             pools[source] = _source(source, game, ray_cpus)
         # the batched rows' games in flight, from round to round
         kept = {source: BatchedSelfPlay(game) for source in ("batched", "gumbel")}
@@ -222,6 +245,15 @@ def _selfplay_speeds(
             for source, pool in pools.items():
                 seed = (args.seed, round_)
                 busy: float | None = None
+                if source in peers:
+                    with GpuSampler(device) as sampler:
+                        peer = peers[source].play()
+                    if round_ > 0 and peer.positions / peer.seconds > best[source]:
+                        best[source] = peer.positions / peer.seconds
+                        per_cpu[source] = peer.positions / max(peer.cpu_seconds, 1e-9)
+                        calls = peer.positions / peers[source].batch * (peers[source].simulations + 1)
+                        details[source] = RowDetails(calls / peer.seconds, peers[source].batch, None, sampler.mean())
+                    continue
                 if source in ("batched", "gumbel"):
                     with GpuSampler(device) as sampler:
                         played = _play_batched(source, kept[source], batched_network, settings, args, seed, round_ == 0)
@@ -251,6 +283,38 @@ def _selfplay_speeds(
     return speeds, sample, {labels[source]: details[source] for source in best}
 
 
+def _available(sources: tuple[str, ...], game: Game) -> tuple[str, ...]:
+    """``sources`` without the mctx rows where they cannot run here (saying why)."""
+    from boardgym.bench.mctx_selfplay import PGX_NAMES, missing
+
+    if not any(source in MCTX_SOURCES for source in sources):
+        return sources
+    reason = missing() or (None if game.name in PGX_NAMES else f"pgx has no {game.name}")
+    if reason is None:
+        return sources
+    print(f"  (no pgx + mctx rows: {reason})")
+    return tuple(source for source in sources if source not in MCTX_SOURCES)
+
+
+def _mctx(source: str, game: Game, network: AlphaZeroNet, args: Options) -> MctxSelfPlay:
+    """The pgx + mctx self-play of a row: the same game, network shape, simulations, games in
+    flight and device as the batched rows."""
+    from boardgym.bench.mctx_selfplay import MctxSelfPlay
+
+    gumbel = source == "mctx_gumbel"
+    return MctxSelfPlay(
+        game.name,
+        batch=args.batch_games or args.games_per_round,
+        simulations=args.gumbel_simulations if gumbel else args.simulations,
+        gumbel=gumbel,
+        blocks=network.blocks,
+        channels=network.channels,
+        value_hidden=network.value_hidden,
+        device=args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu"),
+        seed=args.seed,
+    )
+
+
 def _play_batched(
     source: str,
     selfplay: BatchedSelfPlay,
@@ -272,8 +336,13 @@ def _play_batched(
     rng = np.random.default_rng(np.random.SeedSequence(list(seed)))
     parallel = args.batch_games or args.games_per_round
     games = max(1, parallel // 2) if warm_up else args.games_per_round
-    amp = next(network.parameters()).device.type == "cuda"
-    return selfplay.play(network, games, parallel=parallel, settings=settings, rng=rng, amp=amp, timed=True, keep=True)
+    cuda = next(network.parameters()).device.type == "cuda"
+    settings = dataclasses.replace(settings, capture=args.capture)
+    # a captured simulation runs the network inside its graph: its time is not the network's alone
+    timed = not (cuda and args.capture)
+    return selfplay.play(
+        network, games, parallel=parallel, settings=settings, rng=rng, amp=cuda, timed=timed, keep=True
+    )
 
 
 class GpuSampler:

@@ -142,6 +142,7 @@ class BatchedVectorEnv(VectorEnv):
             self.finished = torch.zeros_like(self.finished)
             info: dict[str, Any] = {}
             self._opponent_moves(info)
+            self.rules.check_state(self.state)  # the values, at reset only: never in step
             return self._out(self._observations()), self._info(info)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:

@@ -76,3 +76,26 @@ def test_bad_sizes_are_refused() -> None:
         AlphaZeroNet((2, 3, 3), 9, channels=0)
     with pytest.raises(BoardgymError, match="observation shape"):
         AlphaZeroNet((1, 2, 3, 4), 9)
+
+
+def test_the_inference_copy_in_half_precision_answers_as_the_network() -> None:
+    """On a CPU the inference copy is the folded float32 network; the CUDA copy (float16,
+    channels_last, made here by hand on the CPU) is given its planes in its dtype and layout by
+    the batch evaluator and answers as the float32 network to float16's rounding."""
+    from boardgym.agents.alphazero.network import inference_copy
+    from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
+
+    game = make_game("connect_four")
+    torch.manual_seed(0)
+    network = build_network(game, blocks=2, channels=16).eval()
+    copy = inference_copy(network)
+    assert next(copy.parameters()).dtype == torch.float32 and not any(p.requires_grad for p in copy.parameters())
+    half = copy.half().to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+    planes = torch.rand(64, *game.observation_shape).round()
+    legal = torch.rand(64, game.num_actions) > 0.3
+    legal[:, 0] = True
+    want_priors, want_values = NetworkBatchEvaluator(network)(planes, legal)
+    priors, values = NetworkBatchEvaluator(half)(planes, legal)
+    assert priors.dtype == values.dtype == torch.float32
+    assert torch.allclose(priors, want_priors, atol=1e-2) and torch.allclose(values, want_values, atol=1e-2)
+    assert bool((priors[~legal] == 0).all())

@@ -9,6 +9,8 @@ import pytest
 import torch
 
 from boardgym.batch import batched
+from boardgym.batch.core import BatchedGame, cat_rows, put_rows, put_rows_, take_rows, where_rows
+from boardgym.batch.graph_safety import assert_same
 from boardgym.games import GAMES
 from boardgym.types import BoardgymError
 
@@ -104,3 +106,38 @@ def test_devices_and_games_without_batched_rules_are_one_sentence() -> None:
         batched("setcover")
     with pytest.raises(BoardgymError, match="unknown game 'chess'"):
         batched("chess")
+
+
+def test_the_row_helpers_take_mix_put_and_join_games() -> None:
+    rules = batched("connect_four")
+    state = rules.init(4)
+    for column in (3, 4, 3):
+        state = rules.step(state, torch.tensor([column, column, 0, 6]))
+    fresh = rules.init(4)
+    taken = take_rows(state, torch.tensor([2, 0]))
+    assert taken.occupied.tolist() == [state.occupied[2].item(), state.occupied[0].item()]
+    mixed = where_rows(torch.tensor([True, False, True, False]), fresh, state, keep=("steps",))
+    assert mixed.occupied.tolist() == [0, state.occupied[1].item(), 0, state.occupied[3].item()]
+    assert mixed.steps.tolist() == state.steps.tolist()  # kept
+    one = take_rows(fresh, torch.tensor([0]))  # one game broadcasts
+    assert where_rows(torch.ones(4, dtype=torch.bool), one, state).occupied.tolist() == [0] * 4
+    put = put_rows(state, torch.tensor([1]), one)
+    assert put.occupied.tolist() == [state.occupied[0].item(), 0, *state.occupied[2:].tolist()]
+    assert state.occupied[1] != 0  # the state given is unchanged
+    put_rows_(state, torch.tensor([3]), one)  # in place
+    assert state.occupied[3] == 0 and state.occupied[1] != 0
+    joined = cat_rows(state, one)
+    assert len(joined.occupied) == 5 and joined.occupied[4] == 0
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_the_general_reset_matches_each_game_s_own(name: str) -> None:
+    rules = batched(name)
+    generator = torch.Generator().manual_seed(2)
+    state = rules.init(8, generator)
+    for _ in range(5):
+        state = rules.step(state, rules.random_actions(state, generator))
+    ended = torch.arange(8) % 3 == 0
+    general = BatchedGame._reset(rules, state, ended, None)
+    own = rules._reset(state._replace(**{f: v.clone() for f, v in zip(state._fields, state, strict=True)}), ended, None)
+    assert_same(general, own)

@@ -27,6 +27,7 @@ from boardgym.agents.base import Agent, BaseAgent
 from boardgym.agents.batched_search import BatchedMCTS
 from boardgym.agents.mcts import MCTS
 from boardgym.batch import batched
+from boardgym.batch.core import resolve_device as _resolve_device
 from boardgym.checkpoints import (
     check_finite,
     check_parameter_count,
@@ -217,19 +218,9 @@ class AlphaZeroAgent(BaseAgent):
 
 
 def resolve_device(device: str, option: str = "alphazero device=") -> torch.device:
-    """``auto`` -> CUDA when available, else CPU; anything else as torch names it. ``option``
-    names the setting in the messages (``--device``, ``--worker-device``; default: the agent's
-    ``device=`` key)."""
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    shown = f"{option}{device!r}" if option.endswith("=") else f"{option} {device!r}"
-    try:
-        resolved = torch.device(device)
-    except RuntimeError:
-        raise BoardgymError(f"unknown {shown}; use auto, cpu or cuda") from None
-    if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise BoardgymError(f"{shown} asked for but CUDA is not available here; use cpu or auto")
-    return resolved
+    """``auto`` -> CUDA when available, else CPU; ``cpu``, ``cuda``, ``cuda:N`` checked (the
+    batched rules' ``resolve_device``). ``option`` names the setting in the messages."""
+    return _resolve_device(device, option)
 
 
 def checkpoint_payload(network: AlphaZeroNet, **extra: Any) -> dict[str, Any]:

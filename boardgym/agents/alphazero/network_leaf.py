@@ -144,15 +144,20 @@ class NetworkEvaluator:
 
 class NetworkBatchEvaluator:
     """An AlphaZero network as a ``BatchEvaluator``: one forward pass per call, in inference
-    mode, float16 autocast on CUDA when ``amp``. ``calls`` and ``positions`` count its work;
-    with ``timed``, ``seconds`` adds up the time of the calls: their wall time on a CPU, on
-    CUDA the time between two events recorded around each call on its stream (read, with one
-    wait, when ``seconds`` is asked for: no call waits for its result)."""
+    mode, float16 autocast on CUDA when ``amp``; a network in half precision
+    (``network.inference_copy``) is given its planes in its dtype and channels_last layout.
+    ``calls`` and ``positions`` count its work; with ``timed``, ``seconds`` adds up the time of
+    the calls: their wall time on a CPU, on CUDA the time between two events recorded around
+    each call on its stream (read, with one wait, when ``seconds`` is asked for: no call waits
+    for its result). A call recorded into a CUDA graph is not timed, and the search that
+    records and replays it keeps the counts right (``batched_tactics``)."""
 
     def __init__(self, network: AlphaZeroNet, *, amp: bool = False, timed: bool = False) -> None:
         self.network = network
-        self.device = next(network.parameters()).device
-        self.amp = amp and self.device.type == "cuda"
+        parameter = next(network.parameters())
+        self.device = parameter.device
+        self.dtype = parameter.dtype
+        self.amp = amp and self.device.type == "cuda" and self.dtype == torch.float32
         self.timed = timed
         self.calls = 0
         self.positions = 0
@@ -173,20 +178,24 @@ class NetworkBatchEvaluator:
         was_training = network.training
         if was_training:
             network.eval()
+        recorded = self.device.type == "cuda" and torch.cuda.is_current_stream_capturing()
         self.calls += 1
         self.positions += len(planes)
-        on_cuda = self.timed and self.device.type == "cuda"
+        on_cuda = self.timed and self.device.type == "cuda" and not recorded
         if on_cuda:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
         started = time.perf_counter() if self.timed else 0.0
+        x = planes.to(self.device, self.dtype)
+        if self.dtype != torch.float32 and x.dim() == 4:
+            x = x.contiguous(memory_format=torch.channels_last)
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.float16, enabled=self.amp):
-            logits, value = network(planes.to(self.device))
+            logits, value = network(x)
             policy = masked_policy(logits, legal.to(self.device))
         if on_cuda:
             end.record()
             self._events.append((start, end))
-        elif self.timed:
+        elif self.timed and not recorded:
             self._seconds += time.perf_counter() - started
         if was_training:
             network.train()
@@ -194,3 +203,5 @@ class NetworkBatchEvaluator:
 
     def reset_stats(self) -> None:
         self.calls = self.positions = 0
+        self._seconds = 0.0
+        self._events.clear()

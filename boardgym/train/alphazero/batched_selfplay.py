@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.agents.alphazero.network import AlphaZeroNet, folded_for_inference
+from boardgym.agents.alphazero.network import AlphaZeroNet, inference_copy
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
 from boardgym.agents.batched_search import BatchedMCTS, sample_actions
 from boardgym.batch import batched
+from boardgym.batch.rows import cat_rows, put_rows, take_rows
 from boardgym.game import Game
 from boardgym.train.alphazero.selfplay import (
     SelfPlayResult,
@@ -79,6 +80,8 @@ class BatchedSelfPlay:
         self.game = game
         self._state: Any = None
         self._slots: list[_Slot] = []
+        self._search: BatchedMCTS | None = None  # kept from call to call where it captures
+        self._key: Any = None
 
     @property
     def in_flight(self) -> int:
@@ -101,21 +104,10 @@ class BatchedSelfPlay:
         measure the time spent in the network (``SelfPlayResult.network_seconds``)."""
         game = self.game
         device = next(network.parameters()).device
-        network = folded_for_inference(network)  # batch norms in the convolutions: fewer operations a call
         rules = rules_for(game, device)
-        evaluator = NetworkBatchEvaluator(network, amp=amp, timed=timed)
-        alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
-        search = BatchedMCTS(
-            rules,
-            evaluator,
-            simulations=settings.simulations,
-            c_puct=settings.c_puct,
-            dirichlet_alpha=alpha if alpha > 0 and not settings.gumbel else None,
-            dirichlet_fraction=settings.dirichlet_fraction,
-            gumbel=settings.gumbel,
-            considered=settings.considered,
-            cache=CACHE if device.type == "cpu" else 0,
-        )
+        search = self._search_for(rules, network, settings, amp, timed)
+        evaluator = search.evaluator
+        assert isinstance(evaluator, NetworkBatchEvaluator)
         result = SelfPlayResult()
         started, cpu_started = time.perf_counter(), time.process_time()
         slots, state = self._slots, self._state
@@ -126,7 +118,7 @@ class BatchedSelfPlay:
         if len(slots) < width and (keep or begun < num_games):
             count = width - len(slots) if keep else min(width - len(slots), num_games - begun)
             fresh = _starts(rules, game, count, settings, rng)
-            state = fresh if not slots else _cat_rows(state, fresh)
+            state = fresh if not slots else cat_rows(state, fresh)
             slots = slots + [_Slot() for _ in range(count)]
             begun += count
         while slots and not (keep and result.games >= num_games):
@@ -165,7 +157,7 @@ class BatchedSelfPlay:
                 begun += len(restart)
                 if restart:
                     fresh = _starts(rules, game, len(restart), settings, rng)
-                    state = _put_rows(state, torch.tensor(restart, device=device), fresh)
+                    state = put_rows(state, torch.tensor(restart, device=device), fresh)
                     for row in restart:
                         slots[row] = _Slot()
                 dropped = finished[len(restart) :]
@@ -173,7 +165,7 @@ class BatchedSelfPlay:
                     keep_rows = [row for row in range(len(slots)) if row not in set(dropped)]
                     slots = [slots[row] for row in keep_rows]
                     if keep_rows:
-                        state = _take_rows(state, torch.tensor(keep_rows, device=device))
+                        state = take_rows(state, torch.tensor(keep_rows, device=device))
         self._slots, self._state = slots, state if slots else None
         result.network_calls = evaluator.calls
         result.leaves = evaluator.positions
@@ -181,6 +173,42 @@ class BatchedSelfPlay:
         result.seconds = time.perf_counter() - started
         result.cpu_seconds = time.process_time() - cpu_started
         return result
+
+    def _search_for(
+        self, rules: Any, network: AlphaZeroNet, settings: SelfPlaySettings, amp: bool, timed: bool
+    ) -> BatchedMCTS:
+        """The search of a call: a new one, with the network's inference copy (batch norms
+        folded; with capture on CUDA, float16 and channels_last). Where simulations are
+        captured, the search of the last call is kept when nothing but the weights changed: the
+        new weights are copied into its network in place, so its CUDA graphs (which read those
+        tensors) stay valid and are not recorded again every call."""
+        game = self.game
+        copy = inference_copy(network, fast=settings.capture)
+        alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
+        key = (rules.device, settings, amp, timed, repr(network.architecture()), next(copy.parameters()).dtype)
+        kept = self._search
+        if kept is not None and key == self._key and kept.tactics.capture:
+            evaluator = kept.evaluator
+            assert isinstance(evaluator, NetworkBatchEvaluator)
+            evaluator.network.load_state_dict(copy.state_dict())  # in place
+            evaluator.reset_stats()
+            if kept.tactics.cache is not None:
+                kept.tactics.cache.clear()
+            return kept
+        search = BatchedMCTS(
+            rules,
+            NetworkBatchEvaluator(copy, amp=amp, timed=timed),
+            simulations=settings.simulations,
+            c_puct=settings.c_puct,
+            dirichlet_alpha=alpha if alpha > 0 and not settings.gumbel else None,
+            dirichlet_fraction=settings.dirichlet_fraction,
+            gumbel=settings.gumbel,
+            considered=settings.considered,
+            cache=CACHE if rules.device.type == "cpu" else 0,  # per call: the weights change
+            capture=settings.capture,
+        )
+        self._search, self._key = search, key
+        return search
 
 
 CACHE = 1 << 16
@@ -205,26 +233,3 @@ def _starts(rules: Any, game: Game, count: int, settings: SelfPlaySettings, rng:
     if settings.random_start_moves <= 0:
         return rules.init(count)
     return rules.from_scalar_states([random_start(game, settings.random_start_moves, rng) for _ in range(count)])
-
-
-def _put_rows(state: Any, rows: torch.Tensor, fresh: Any) -> Any:
-    """``state`` with the games of ``fresh`` in ``rows``."""
-    fields = {}
-    for name, value in zip(state._fields, state, strict=True):
-        value = value.clone()
-        value[rows] = getattr(fresh, name)
-        fields[name] = value
-    return state._replace(**fields)
-
-
-def _cat_rows(state: Any, more: Any) -> Any:
-    """The games of ``state``, then those of ``more``."""
-    return state._replace(
-        **{name: torch.cat((value, getattr(more, name))) for name, value in zip(state._fields, state, strict=True)}
-    )
-
-
-def _take_rows(state: Any, rows: torch.Tensor) -> Any:
-    return state._replace(
-        **{name: value.index_select(0, rows) for name, value in zip(state._fields, state, strict=True)}
-    )

@@ -85,6 +85,11 @@ class Config(RunConfig):
         False, "with --search batched: Gumbel AlphaZero's root (sequential halving; good from 16-32 simulations)"
     )
     considered: int = option(16, "with --gumbel: root actions sampled (Gumbel-top-k)", minimum=1)
+    capture: bool = option(
+        True,
+        "with --search batched on CUDA: each simulation a CUDA graph and the network in float16 and channels_last "
+        "(false: every operation launched one by one, the float32 network under autocast)",
+    )
     leaves_per_game: int = option(1, "leaves per game per network call (virtual loss when > 1)", minimum=1)
     c_puct: float = option(1.5, "PUCT exploration constant", minimum=0)
     dirichlet_alpha: float = option(

@@ -63,6 +63,9 @@ class SelfPlaySettings:
     """With ``search="batched"``: Gumbel AlphaZero's root instead of PUCT with root noise."""
     considered: int = Config.considered
     """Actions Gumbel's root samples (Gumbel-top-k)."""
+    capture: bool = Config.capture
+    """With ``search="batched"`` on CUDA: each simulation replayed as a CUDA graph, the network
+    in float16 and channels_last (``BatchedMCTS(capture=)``, ``network.inference_copy``)."""
 
     @classmethod
     def from_config(cls, config: Config) -> SelfPlaySettings:
@@ -80,6 +83,7 @@ class SelfPlaySettings:
             search=config.search,
             gumbel=config.gumbel,
             considered=config.considered,
+            capture=config.capture,
         )
 
 

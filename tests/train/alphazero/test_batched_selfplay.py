@@ -15,6 +15,7 @@ from boardgym import make_agent, make_game
 from boardgym.agents.alphazero.agent import AlphaZeroAgent
 from boardgym.agents.alphazero.network import build_network
 from boardgym.agents.batched_search import BatchedMCTS
+from boardgym.agents.batched_tactics import DeviceTactics
 from boardgym.checkpoints import load_checkpoint
 from boardgym.evaluate.match import play_games
 from boardgym.train.alphazero import Config, main, resolve_workers, train
@@ -129,6 +130,31 @@ def test_continuous_selfplay_keeps_its_games_between_calls(monkeypatch: pytest.M
     rng = np.random.default_rng(3)
     again = later.play(network, 5, parallel=4, settings=settings, rng=rng, keep=True)
     assert [r for _, _, r in again.positions] == [r for _, _, r in calls[0].positions]
+
+
+def test_a_capturing_search_is_kept_from_call_to_call_its_weights_copied_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where simulations are captured (CUDA) the search and its network's tensors outlive a call,
+    the next call's weights copied into them, so the recorded graphs stay valid; the games are
+    those a new search plays. Here capture is said to be on, on a CPU."""
+    monkeypatch.setattr(DeviceTactics, "capture", property(lambda self: True))
+    game = make_game("tictactoe")
+    torch.manual_seed(0)
+    first, second = (build_network(game, blocks=1, channels=8).eval() for _ in range(2))
+    settings = SelfPlaySettings(simulations=6, search="batched")
+    selfplay = BatchedSelfPlay(game)
+    selfplay.play(first, 2, parallel=2, settings=settings, rng=np.random.default_rng(1))
+    kept = selfplay._search
+    weights = next(kept.evaluator.network.parameters())  # type: ignore[union-attr]
+    played = selfplay.play(second, 2, parallel=2, settings=settings, rng=np.random.default_rng(2))
+    assert selfplay._search is kept and next(kept.evaluator.network.parameters()) is weights  # type: ignore[union-attr]
+    fresh = BatchedSelfPlay(game).play(second, 2, parallel=2, settings=settings, rng=np.random.default_rng(2))
+    assert [r for _, _, r in played.positions] == [r for _, _, r in fresh.positions]
+    assert [p.tolist() for _, p, _ in played.positions] == [p.tolist() for _, p, _ in fresh.positions]
+    assert played.network_calls == fresh.network_calls  # the kept evaluator's counts start again
+    selfplay.play(
+        second, 2, parallel=2, settings=dataclasses.replace(settings, simulations=5), rng=np.random.default_rng(2)
+    )
+    assert selfplay._search is not kept  # other settings: a new search
 
 
 def test_train_with_batched_search_writes_a_run_and_resumes(in_tmp: Path) -> None:
