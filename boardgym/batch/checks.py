@@ -19,14 +19,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import torch
 
+from boardgym.game import Game
 from boardgym.types import BoardgymError
 
-if TYPE_CHECKING:
-    from boardgym.batch.core import BatchedGame
+
+class BatchedGame(Protocol):
+    """What these checks read of the rules (``boardgym.batch.core.BatchedGame``, which imports
+    this module: named here by its shape, so that the two modules make no import cycle)."""
+
+    _spec: StateSpec | None
+    device: torch.device
+    game: Game
+    truncates: bool
+
+    def _start(self, batch: int, generator: torch.Generator | None) -> Any: ...
+    def _value_problems(self, state: Any) -> list[tuple[str, str, torch.Tensor]]: ...
+    def _from_scalar_states(self, states: Sequence[Any]) -> Any: ...
+    def check_structure(self, state: Any, name: str = "state") -> int: ...
+
 
 MOST_SHOWN = 80
 """The characters of a bad value a sentence quotes."""
@@ -41,7 +55,7 @@ class StateSpec:
     fields: tuple[tuple[str, torch.dtype, tuple[int, ...]], ...]
 
 
-def spec_of(rules: BatchedGame[Any]) -> StateSpec:
+def spec_of(rules: BatchedGame) -> StateSpec:
     spec = rules._spec
     if spec is None:
         start = rules._start(1, None)
@@ -54,7 +68,7 @@ def spec_of(rules: BatchedGame[Any]) -> StateSpec:
     return spec
 
 
-def check_structure(rules: BatchedGame[Any], state: Any, name: str = "state") -> int:
+def check_structure(rules: BatchedGame, state: Any, name: str = "state") -> int:
     """The batch size of ``state``, or one sentence (see the module doc)."""
     spec = rules._spec or spec_of(rules)
     if type(state) is not spec.kind:
@@ -87,7 +101,7 @@ def check_structure(rules: BatchedGame[Any], state: Any, name: str = "state") ->
     return batch
 
 
-def check_state(rules: BatchedGame[Any], state: Any) -> None:
+def check_state(rules: BatchedGame, state: Any) -> None:
     """One sentence naming the field of the first inconsistent value of ``state``."""
     rules.check_structure(state)
     problem = first_problem(rules, state)
@@ -97,7 +111,7 @@ def check_state(rules: BatchedGame[Any], state: Any) -> None:
         raise BoardgymError(f"state.{field} {what} in game(s) {shown}: not a state these rules can reach")
 
 
-def first_problem(rules: BatchedGame[Any], state: Any) -> tuple[str, str, list[int]] | None:
+def first_problem(rules: BatchedGame, state: Any) -> tuple[str, str, list[int]] | None:
     """The first inconsistent field of ``state`` (structure checked): its name, what is wrong,
     and the games where it is; None where every game is consistent."""
     rewards = state.rewards
@@ -117,7 +131,7 @@ def first_problem(rules: BatchedGame[Any], state: Any) -> tuple[str, str, list[i
     return None
 
 
-def from_scalar_states(rules: BatchedGame[Any], states: Any) -> Any:
+def from_scalar_states(rules: BatchedGame, states: Any) -> Any:
     """``rules._from_scalar_states(states)``, checked (see the module doc)."""
     game = rules.game.name
     if isinstance(states, (str, bytes)) or not isinstance(states, Sequence):

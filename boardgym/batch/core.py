@@ -478,7 +478,7 @@ def resolve_device(device: str | torch.device, option: str = "device") -> torch.
     for a name torch does not know or a GPU that is not there. ``option`` names the setting in
     the sentence (``--device``; ending in ``=``, a spec's key: ``alphazero device=``)."""
     if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        device = "cuda" if torch.cuda.is_available() else "cpu"
     shown = f"{option}{str(device)!r}" if option.endswith("=") else f"{option} {str(device)!r}"
     try:
         resolved = torch.device(device)

@@ -228,9 +228,10 @@ def test_selfplay_in_worker_processes_feeds_the_same_loop(in_tmp: Path) -> None:
 def test_worker_processes_run_the_network_on_the_worker_device(monkeypatch: pytest.MonkeyPatch) -> None:
     """The workers' device is --worker-device (cpu by default), not the learner's --device."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # as on a GPU machine; nothing runs on it here
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)  # "cuda" resolves to the current GPU's index
     game = make_game("tictactoe")
     pools = []
-    for worker_device, expected in (("cpu", ("cpu", False)), ("auto", ("cuda", True)), ("cuda", ("cuda", True))):
+    for worker_device, expected in (("cpu", ("cpu", False)), ("auto", ("cuda:0", True)), ("cuda", ("cuda:0", True))):
         config = Config(device="cuda", worker_device=worker_device, workers=2, progress=False)
         pool = _selfplay_pool(config, 2, game)
         pools.append(pool)
