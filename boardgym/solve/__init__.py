@@ -15,6 +15,16 @@ SOLVERS: dict[str, CommandEntry] = {
         "greedy and A* (optionally UCS) vs the exact optimum (brute force / milp)",
         "boardgym.solve.setcover:Config",
     ),
+    "hex": CommandEntry(
+        "boardgym.solve.hex:main",
+        "Hex's first moves solved (with and without swap) by a win/loss search with must-play proofs",
+        "boardgym.solve.hex:Config",
+    ),
+    "quixo": CommandEntry(
+        "boardgym.solve.quixo:main",
+        "Quixo 3x3 or 4x4 solved by retrograde analysis (every position; cached under the runs root)",
+        "boardgym.solve.quixo:Config",
+    ),
     "blackbox": CommandEntry(
         "boardgym.solve.blackbox_run:main",
         "lab 9 black-box problem: linkage search and the seed reports' EAs",
