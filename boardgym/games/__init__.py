@@ -86,6 +86,7 @@ _ENVS = "boardgym.envs"
 _DRAW = "boardgym.draw"
 _EVAL = "boardgym.agents.heuristics"
 _SETS = "boardgym.evaluate.grade_sets"
+_SOLVED_SETS = "boardgym.evaluate.solved_sets"
 _PRETRAINED = "alphazero:pretrained=true,simulations=200,batch=8"
 _MCTS = ("mcts:simulations=200", "mcts:simulations=800")
 
@@ -165,7 +166,7 @@ GAMES: dict[str, GameEntry] = {
         drawing=f"{_DRAW}.quixo:draw",
         heuristics={"lines": f"{_EVAL}.quixo:LinePotential"},
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
-        grading=f"{_SETS}:QUIXO",
+        grading=f"{_SOLVED_SETS}:QUIXO",
         batched="boardgym.batch.quixo:BatchedQuixo",
         bench=(BenchRow("envs"), BenchRow("batched")),
     ),
@@ -189,7 +190,7 @@ GAMES: dict[str, GameEntry] = {
         heuristics={"dijkstra": f"{_EVAL}.hex:ShortestPath", "twodistance": f"{_EVAL}.hex:TwoDistance"},
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
         ladder_params={"size": 7},
-        grading=f"{_SETS}:HEX",
+        grading=f"{_SOLVED_SETS}:HEX",
         batched="boardgym.batch.hex:BatchedHex",
         bench=(
             BenchRow("envs", "hex 11x11", openspiel="hex", openspiel_params={"board_size": 11}),

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from boardgym.config import Options, option, options_from_argv
 from boardgym.games.hex import BLACK, Hex, HexState, stones
-from boardgym.types import Action
+from boardgym.types import Action, BoardgymError
 
 _CHECK_EVERY = 0xFFFF  # nodes between two calls of the progress hook
 
@@ -47,6 +47,7 @@ class HexSolver:
         self.table: dict[int, tuple[bool, int]] = {}
         self.table_limit = table_limit
         self._counter = [0]
+        self._winner = [0]  # the winning cell of the last node the search found won
         self.progress: Callable[[int], None] | None = None
         n, stride = size, size + 1
         self._width = (n - 1) * (stride + 1) + 1  # the half turn is bit i -> bit width - 1 - i
@@ -63,6 +64,9 @@ class HexSolver:
     # -- public -------------------------------------------------------------------------------
     def mover_wins(self, black: int, white: int, player: int) -> bool:
         """Whether the player to move wins the position with these bitboards (no swap to come)."""
+        return self._root(black, white, player, False)
+
+    def _root(self, black: int, white: int, player: int, fresh: bool) -> bool:
         if sys.getrecursionlimit() < 2000:
             sys.setrecursionlimit(2000)
         rules = self.rules
@@ -72,7 +76,7 @@ class HexSolver:
             near, far = rules.edges[side]
             groups += [rules.flood(bits & near, bits), rules.flood(bits & far, bits)]
         mine, theirs = (black, white) if player == BLACK else (white, black)
-        return self._search(mine, theirs, player, (groups[0], groups[1], groups[2], groups[3]))[0]
+        return self._search(mine, theirs, player, (groups[0], groups[1], groups[2], groups[3]), fresh)[0]
 
     def value(self, state: HexState) -> int:
         """1 if the player to move in ``state`` wins, -1 if they lose (a finished game: its
@@ -91,6 +95,19 @@ class HexSolver:
             return max(-self.value(rules.apply(state, action)) for action in rules.legal_actions(state))
         return 1 if self.mover_wins(black, white, player) else -1
 
+    def winning_move(self, state: HexState) -> Action | None:
+        """A move that wins for the player to move, from one search of ``state`` (None when
+        every move loses). Not for a position where the swap may still come."""
+        rules = self.rules
+        if rules.is_terminal(state) or (rules.swap and rules._swap_ahead(state)):
+            raise BoardgymError("winning_move needs an unfinished Hex position with no swap to come")
+        black, white = stones(state)
+        player = rules.current_player(state)
+        self._winner[0] = 0
+        if not self._root(black, white, player, True):
+            return None
+        return rules.cell_bits.index(self._winner[0])
+
     def move_values(self, state: HexState) -> dict[Action, int]:
         """Every legal move's value for the player to move: 1 wins, -1 loses."""
         rules = self.rules
@@ -101,8 +118,22 @@ class HexSolver:
         the solver's rules have it: a cell wins only if it wins whether White swaps or not)."""
         return self.move_values(self.rules.initial_state())
 
+    def first_moves_with_swap(self) -> dict[Action, int]:
+        """Black's value of every opening cell when White may swap, from this solver's rules
+        without swap (its table shared with ``first_moves``): a cell wins only if it wins
+        both when White plays on and when White swaps (then White holds the mirrored cell
+        and Black moves)."""
+        rules, n = self.rules, self.size
+        values = {}
+        for action in range(n * n):
+            plays_on = -self.value(rules.apply(rules.initial_state(), action))
+            y, x = divmod(action, n)
+            swapped = 1 if self.mover_wins(0, rules.cell_bits[x * n + y], BLACK) else -1
+            values[action] = min(plays_on, swapped)
+        return values
+
     # -- the search ---------------------------------------------------------------------------
-    def _make_search(self) -> Callable[[int, int, int, tuple[int, int, int, int]], tuple[bool, int]]:
+    def _make_search(self) -> Callable[..., tuple[bool, int]]:
         rules = self.rules
         board = rules.board_bits
         edges = rules.edges
@@ -130,7 +161,7 @@ class HexSolver:
             """The cells (``stones`` or ``empty``) reached from ``edge`` through at most k
             empty cells, for k = 1, 2, ... until nothing new is reached."""
             reached = flood(stones & edge, stones)
-            out = []
+            out: list[int] = []
             while True:
                 grown = flood(reached | ((neighbours(reached) | edge) & empty), stones)
                 if grown == reached:
@@ -151,7 +182,11 @@ class HexSolver:
                     else:
                         score[bit] += 64
 
-        def search(mine: int, theirs: int, me: int, groups: tuple[int, int, int, int]) -> tuple[bool, int]:
+        winner = self._winner
+
+        def search(
+            mine: int, theirs: int, me: int, groups: tuple[int, int, int, int], fresh: bool = False
+        ) -> tuple[bool, int]:
             """Whether the mover wins, and a proof: cells outside it may all be given to the
             loser without changing the result (see the module doc). ``groups``: the mover's
             stones joined to its near and far edges, then the opponent's."""
@@ -164,7 +199,7 @@ class HexSolver:
             turned = image < key
             if turned:
                 key = image
-            known = table.get(key)
+            known = None if fresh else table.get(key)
             if known is not None:
                 return known[0], half_turn(known[1]) if turned else known[1]
             empty = board & ~(mine | theirs)
@@ -172,7 +207,8 @@ class HexSolver:
             near, far = edges[me]
             wins = empty & (neighbours(my_near) | near) & (neighbours(my_far) | far)
             if wins:
-                result = True, (wins & -wins) | my_near | my_far
+                winner[0] = wins & -wins
+                result = True, winner[0] | my_near | my_far
             else:
                 their_edges = edges[1 - me]
                 threats = empty & (neighbours(their_near) | their_edges[0]) & (neighbours(their_far) | their_edges[1])
@@ -201,6 +237,7 @@ class HexSolver:
                             theirs, stones, 1 - me, (their_near, their_far, new_near, new_far)
                         )
                         if not child_wins:
+                            winner[0] = bit
                             history[bit] += 1
                             result = True, child_proof | bit
                             break
@@ -237,10 +274,10 @@ class Config(Options):
 
 def main(argv: list[str] | None = None, prog: str = "boardgym solve hex") -> int:
     config = options_from_argv(Config, argv, prog=prog)
+    solver = HexSolver(config.size, table_limit=config.table_limit)
     for swap in (False, True):
-        solver = HexSolver(config.size, swap=swap, table_limit=config.table_limit)
         started, cpu = time.perf_counter(), time.process_time()
-        values = solver.first_moves()
+        values = solver.first_moves_with_swap() if swap else solver.first_moves()
         start = max(values.values())
         rule = "with the swap rule" if swap else "without swap"
         print(
@@ -250,7 +287,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym solve hex") -> int
         print(opening_table(config.size, values))
         print(
             f"{time.perf_counter() - started:.1f} s ({time.process_time() - cpu:.1f} CPU s), "
-            f"{solver.nodes:,} nodes, {len(solver.table):,} table entries\n"
+            f"{solver.nodes:,} nodes in all, {len(solver.table):,} table entries\n"
         )
     return 0
 

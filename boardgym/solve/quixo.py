@@ -175,15 +175,24 @@ _SIGN = {DRAW: 0, WIN: 1, LOSS: -1}
 
 
 def inconsistencies(table: QuixoTable, *, sample: int, seed: int = 0) -> list[str]:
-    """Positions (``sample`` drawn at random, or all when there are fewer) whose value or
+    """Positions (``sample`` unfinished ones drawn at random, or every position when there are
+    fewer) whose value or
     distance is not the best of their moves' as the scalar rules play them; empty when the
     table is consistent. Each entry names the position's index and what differs."""
     geometry = table.geometry
     rules = geometry.rules
     rng = np.random.default_rng(seed)
     count = geometry.count
-    indices = np.arange(count) if sample >= count else rng.choice(count, size=sample, replace=False)
-    mines, theirs_all = geometry.masks(indices.astype(np.int64))
+    if sample >= count:
+        indices = np.arange(count, dtype=np.int64)
+    else:  # unfinished positions only: most boards hold a line, and those are checked by the rules alone
+        picked = np.zeros(0, dtype=np.int64)
+        while len(picked) < sample:
+            draw = rng.integers(0, count, size=2 * sample)
+            mine, theirs = geometry.masks(draw)
+            picked = np.unique(np.concatenate([picked, draw[~(geometry.has_line(mine) | geometry.has_line(theirs))]]))
+        indices = rng.permutation(picked)[:sample]
+    mines, theirs_all = geometry.masks(indices)
     problems = []
     for index, mine, theirs in zip(indices.tolist(), mines.tolist(), theirs_all.tolist(), strict=True):
         stored, plies = _SIGN[int(table.values[index])], int(table.distance[index])
@@ -333,12 +342,12 @@ def _classes(geometry: Geometry) -> dict[tuple[int, int, int], np.ndarray]:
     count, cells = geometry.count, geometry.cells
     label = np.empty(count, dtype=np.uint16)
     for start, index in _chunks(count):
-        mine, theirs = geometry.masks(index)
-        label[start : start + len(index)] = _popcount(mine) * (cells + 1) + _popcount(theirs)
+        mover, opponent = geometry.masks(index)
+        label[start : start + len(index)] = _popcount(mover) * (cells + 1) + _popcount(opponent)
     order = np.argsort(label, kind="stable").astype(np.int32)
     bounds = np.searchsorted(label[order], np.arange((cells + 1) ** 2 + 1))
     del label
-    classes = {}
+    classes: dict[tuple[int, int, int], np.ndarray] = {}
     for mine in range(cells + 1):
         for theirs in range(cells + 1 - mine):
             code = mine * (cells + 1) + theirs

@@ -119,3 +119,22 @@ def test_4x4_is_a_draw_and_consistent_on_100000_positions(tmp_path: Path) -> Non
     table = QuixoTable.load(4, root)
     assert table.value(Quixo(size=4).initial_state())[0] == 0
     assert inconsistencies(table, sample=100_000, seed=1) == []
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_perfect_never_loses_quixo_4x4_to_mcts(seat: int) -> None:
+    """Needs the 4x4 table (`boardgym solve quixo --size 4`); a few games from each seat."""
+    if not (table_folder(4) / TABLE).exists():
+        pytest.skip("the Quixo 4x4 table is not built: run `boardgym solve quixo --size 4` first")
+    game = Quixo(size=4)
+    for seed in range(2):
+        agents = {
+            seat: make_agent("perfect", game, seed=seed),
+            1 - seat: make_agent("mcts:simulations=100", game, seed=seed),
+        }
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            state = game.apply(state, agents[game.current_player(state)].act(game, state))
+        assert game.returns(state)[seat] >= 0
+        if seat == 0:
+            assert game.returns(state)[0] == 1.0  # a first-player win: perfect as X wins
