@@ -76,7 +76,7 @@ def played_positions(
 def build_hex_set(
     path: Path = HEX_FILE,
     *,
-    plies: range = range(2, 22),
+    plies: range = range(4, 24),
     per_ply: int = 12,
     seed: int = 5,
     log: Callable[[str], None] = print,

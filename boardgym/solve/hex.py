@@ -41,7 +41,7 @@ class HexSolver:
     ``nodes`` counts the positions searched since the solver was made;
     ``table_limit`` caps the table (it is cleared, keeping nothing, when it grows past it)."""
 
-    def __init__(self, size: int, *, swap: bool = False, table_limit: int = 20_000_000) -> None:
+    def __init__(self, size: int, *, swap: bool = False, table_limit: int = 8_000_000) -> None:
         self.rules = Hex(size=size, swap=swap)
         self.size = size
         self.table: dict[int, tuple[bool, int]] = {}
@@ -269,7 +269,9 @@ class Config(Options):
     """Solve Hex's first moves (with and without the swap rule) and print them on the board."""
 
     size: int = option(5, "board size", minimum=3, maximum=7)
-    table_limit: int = option(20_000_000, "transposition table entries before it is cleared", minimum=1000)
+    table_limit: int = option(
+        20_000_000, "transposition table entries before it is cleared (about 150 bytes each)", minimum=1000
+    )
 
 
 def main(argv: list[str] | None = None, prog: str = "boardgym solve hex") -> int:
