@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from boardgym import BoardgymError, make_agent, make_game
@@ -52,7 +54,7 @@ def test_refuses_games_too_large_for_exhaustive_search() -> None:
         make_agent("perfect", make_game("connect_four"))
 
 
-def _play(game, agents: dict[int, object]) -> tuple[float, ...]:
+def _play(game: Any, agents: dict[int, Any]) -> tuple[float, ...]:
     state = game.initial_state()
     while not game.is_terminal(state):
         state = game.apply(state, agents[game.current_player(state)].act(game, state))
