@@ -1,8 +1,9 @@
 """Solvers: exact and heuristic search over the rules, below the agents that play with them
 (A* and uniform-cost search for puzzles, set cover's exact optimum, the black-box
-optimisers), and the ``boardgym solve PUZZLE`` runners.
+optimisers, the exact solvers of Connect Four, Hex and Quixo), and the ``boardgym solve NAME``
+runners.
 
-``SOLVERS`` maps a puzzle name to the ``main(argv, prog)`` that runs it.
+``SOLVERS`` maps a puzzle's or game's name to the ``main(argv, prog)`` that runs it.
 """
 
 from __future__ import annotations
