@@ -2,22 +2,28 @@
 
 Hex has no draws, so a position's value is one bit: does the player to move win? The search
 (``HexSolver.mover_wins``) is an AND/OR search over the rules' own bitboards
-(``boardgym.games.hex``, row stride ``size + 1``) with the classic cheap prunings of Hex
-solvers (Hayward et al., "Solving 7x7 Hex", 2003/2009; the Benzene solver):
+(``boardgym.games.hex``, row stride ``size + 1``) with the cheap prunings of the Hex solvers
+of Hayward et al. ("Solving 7x7 Hex", 2003; Benzene's depth-first solver):
 
 - **Win in one**: a player wins at once by filling an empty cell that touches (or lies on)
   both of its edge groups; the mover with such a cell has won.
 - **Must-play**: when the opponent has two such cells, the mover (who cannot win at once)
   has lost; with one, that cell is the mover's only move.
+- **Must-play sets from proofs**: a search returns, with its result, a proof: cells such
+  that the winner still wins when every other empty cell is given to the loser. A losing
+  mover's move outside the proof of a move already refuted loses to the same answer, so the
+  mover only tries the cells that every proof found so far uses (and the position's proof is
+  their union). Extra stones never hurt their owner in Hex, which makes this sound.
 - **Transposition table** keyed by the position up to the board's half turn (the one symmetry
-  that keeps each colour's edges), the player to move included.
-- **Move ordering**: the move the table remembers as winning first, then cells by the
-  history heuristic (how often a cell was a winning reply), the centre first among equals.
+  that keeps each colour's edges), the player to move included; it holds results and proofs.
+- **Move ordering**: cells by how few empty cells the shortest chains of both sides through
+  them need (a 0-1 breadth-first search from each edge, on the bitboards), fewest first.
 
-``HexSolver(size).first_moves(swap=...)`` values every first move;
-``HexSolver.move_values(state)`` every legal move of any position (the oracle of the Hex 5x5
-grading set and the ``perfect`` agent on 5x5). ``boardgym solve hex --size 5`` prints the
-first moves' table, with and without the swap rule, with its time and node count.
+``HexSolver(size).first_moves()`` values every first move (``first_moves_with_swap()`` with
+the pie rule); ``move_values(state)`` every legal move of any position (the oracle of the Hex
+5x5 grading set); ``winning_move(state)`` one winning move from one search (the ``perfect``
+agent). ``boardgym solve hex --size 5`` prints the first moves' tables, with and without the
+swap rule, with their time and node count.
 """
 
 from __future__ import annotations
@@ -54,7 +60,6 @@ class HexSolver:
         centre = (n - 1) / 2
         order = sorted(range(n * n), key=lambda a: (abs(a // n - centre) + abs(a % n - centre), a))
         self._order = [self.rules.cell_bits[a] for a in order]
-        self._history: dict[int, int] = {bit: 0 for bit in self._order}
         self._search = self._make_search()
 
     @property
@@ -140,7 +145,6 @@ class HexSolver:
         flood = rules.flood
         neighbours = rules.neighbours
         table = self.table
-        history = self._history
         order = self._order
         width = self._width
         low = (1 << width) - 1
@@ -238,7 +242,6 @@ class HexSolver:
                         )
                         if not child_wins:
                             winner[0] = bit
-                            history[bit] += 1
                             result = True, child_proof | bit
                             break
                         must &= child_proof

@@ -85,9 +85,6 @@ class Geometry:
         self._low = _digits_to_masks(self.half)
         self._high = _digits_to_masks(self.cells - self.half)
 
-    def index(self, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-        return self.ternary[mine] + 2 * self.ternary[theirs]
-
     def masks(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The mover's and the opponent's bitboards of positions given by index."""
         low, high = np.divmod(index, 3**self.half)[::-1]
@@ -131,7 +128,7 @@ class QuixoTable:
         if not path.exists() or not info_path.exists():
             raise BoardgymError(
                 f"Quixo {size}x{size} is not solved yet under {str(Path(root))!r}: run "
-                f"`boardgym solve quixo --size {size}` first (about 10 minutes for 4x4) and try again"
+                f"`boardgym solve quixo --size {size}` first (about 2 CPU minutes and 1.6 GB for 4x4) and try again"
             )
         data = path.read_bytes()
         info = json.loads(info_path.read_text())
