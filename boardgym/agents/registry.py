@@ -25,7 +25,10 @@ AgentEntry = Entry
 AGENTS: dict[str, Entry] = {
     "random": Entry("boardgym.agents.random_agent:RandomAgent", "uniformly random legal moves"),
     "human": Entry("boardgym.agents.human:HumanAgent", "a person typing moves at the terminal"),
-    "perfect": Entry("boardgym.agents.perfect:PerfectAgent", "exact play by memoised search (small games only)"),
+    "perfect": Entry(
+        "boardgym.agents.perfect:PerfectAgent",
+        "exact play by memoised search (small games) or the exact solvers (Hex up to 5x5, Quixo 3x3 and 4x4)",
+    ),
     "qlearning": Entry("boardgym.agents.tabular:TabularAgent", "greedy play from a Q-learning table (checkpoint=)"),
     "montecarlo": Entry("boardgym.agents.tabular:TabularAgent", "greedy play from a Monte Carlo table (checkpoint=)"),
     "ppo": Entry("boardgym.agents.ppo:PPOAgent", "a MaskablePPO policy (checkpoint=, deterministic=)"),

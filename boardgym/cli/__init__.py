@@ -102,7 +102,7 @@ COMMANDS: dict[str, Command] = {
 GROUPS: dict[str, tuple[Mapping[str, CommandEntry], str, str]] = {
     "train": (METHODS, "training method", "train an agent: boardgym train METHOD --game GAME [options]"),
     "bench": (BENCHES, "benchmark", "speed benchmarks against peer libraries"),
-    "solve": (SOLVERS, "puzzle", "solve a puzzle: boardgym solve setcover|blackbox [options]"),
+    "solve": (SOLVERS, "puzzle", "solve a puzzle or a game: boardgym solve setcover|blackbox|hex|quixo [options]"),
 }
 """Commands that name an entry of a table and hand it the rest of the command line."""
 

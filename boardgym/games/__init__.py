@@ -120,6 +120,7 @@ _ENVS = "boardgym.envs"
 _DRAW = "boardgym.draw"
 _EVAL = "boardgym.agents.heuristics"
 _SETS = "boardgym.evaluate.grade_sets"
+_SOLVED_SETS = "boardgym.evaluate.solved_sets"
 _PRETRAINED = "alphazero:pretrained=true,simulations=200,batch=8"
 _MCTS = ("mcts:simulations=200", "mcts:simulations=800")
 _SHIPPED = "alphazero:pretrained=true"  # the shipped network, for the play page
@@ -223,7 +224,7 @@ GAMES: dict[str, GameEntry] = {
         drawing=f"{_DRAW}.quixo:draw",
         heuristics={"lines": f"{_EVAL}.quixo:LinePotential"},
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
-        grading=f"{_SETS}:QUIXO",
+        grading=f"{_SOLVED_SETS}:QUIXO",
         opponents=(_SHIPPED,),
         batched="boardgym.batch.quixo:BatchedQuixo",
         bench=(BenchRow("envs"), BenchRow("batched")),
@@ -258,7 +259,7 @@ GAMES: dict[str, GameEntry] = {
         heuristics={"dijkstra": f"{_EVAL}.hex:ShortestPath", "twodistance": f"{_EVAL}.hex:TwoDistance"},
         ladder=("random", "minimax:depth=1", "minimax:depth=2", *_MCTS, _PRETRAINED),
         ladder_params={"size": 7},
-        grading=f"{_SETS}:HEX",
+        grading=f"{_SOLVED_SETS}:HEX",
         web_defaults={"size": 7},  # the size the shipped network plays
         opponents=(_SHIPPED,),
         batched="boardgym.batch.hex:BatchedHex",

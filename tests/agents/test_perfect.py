@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from boardgym import BoardgymError, make_agent, make_game
@@ -50,3 +52,36 @@ def test_perfect_against_itself_draws() -> None:
 def test_refuses_games_too_large_for_exhaustive_search() -> None:
     with pytest.raises(BoardgymError, match="too large for the perfect agent"):
         make_agent("perfect", make_game("connect_four"))
+
+
+def _play(game: Any, agents: dict[int, Any]) -> tuple[float, ...]:
+    state = game.initial_state()
+    while not game.is_terminal(state):
+        state = game.apply(state, agents[game.current_player(state)].act(game, state))
+    return game.returns(state)
+
+
+@pytest.mark.parametrize("size", [4, 5])
+def test_hex_beyond_exhaustive_search_is_played_by_the_solver(size: int) -> None:
+    """Hex 4x4 and 5x5 are first-player wins: perfect as Black wins every game."""
+    game = make_game("hex", size=size)
+    for seed in range(2):
+        agents = {0: make_agent("perfect", game, seed=seed), 1: make_agent("mcts:simulations=50", game, seed=seed)}
+        assert _play(game, agents)[0] == 1.0
+
+
+def test_hex_perfect_as_white_wins_once_black_opens_with_a_losing_cell() -> None:
+    game = make_game("hex", size=5)
+    state = game.apply(game.initial_state(), game.parse_action(game.initial_state(), "a1"))  # a losing opening
+    perfect = make_agent("perfect", game, seed=0)
+    opponent = make_agent("random", game, seed=0)
+    while not game.is_terminal(state):
+        mover = perfect if game.current_player(state) == 1 else opponent
+        state = game.apply(state, mover.act(game, state))
+    assert game.returns(state)[1] == 1.0
+
+
+def test_hex_with_swap_white_swaps_a_winning_opening() -> None:
+    game = make_game("hex", size=4, swap=True)
+    state = game.apply(game.initial_state(), game.parse_action(game.initial_state(), "c2"))
+    assert make_agent("perfect", game, seed=0).act(game, state) == game.swap_action
