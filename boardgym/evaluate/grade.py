@@ -174,7 +174,7 @@ def mistake_rate(
 ) -> float | None:
     """The agent's mistake rate on a fixed sample (every k-th position) of ``game``'s graded
     set, for in-training measurement; ``None`` for games without one (with ``cheap_only``,
-    also for the sets that take long to build: Hex 4x4, Quixo)."""
+    also for the sets that take long to build: Hex 4x4)."""
     graded = grading_set(game)
     if graded is None or (cheap_only and not graded.cheap(game)):
         return None

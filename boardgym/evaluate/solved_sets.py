@@ -234,5 +234,5 @@ QUIXO = GradingSet(
     "valued by the retrograde table of boardgym solve quixo --size 4 (no move limit)",
     "-p size=3 -p max_moves=20 (size 3, a move limit of at most 30), or -p size=4",
     covers=lambda game: isinstance(game, Quixo) and (game.size == 3 and game.solvable_by_search or game.size == 4),
-    cheap=lambda game: isinstance(game, Quixo) and game.size == 4,
+    cheap=lambda game: isinstance(game, Quixo) and (game.size == 4 or game.size == 3 and game.solvable_by_search),
 )

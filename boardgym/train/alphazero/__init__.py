@@ -30,7 +30,8 @@ The modules, one concern each: ``config`` (``Config``, its defaults and checks),
 checkpoint/replay-file pairs, ``--resume``, ``--init``, ``--replay``), ``selfplay`` (batched
 lock-step self-play), ``buffer`` (the replay buffer and the symmetries' augmentation),
 ``workers`` (self-play in processes), ``ray_actors`` (self-play in Ray actors) and ``solved``
-(``--solver-targets`` and ``--solved-positions``: targets from the Connect Four solver). What
+(``--solver-targets`` and ``--solved-positions``: targets from the Connect Four solver, and
+with ``--solver-targets`` from the Hex and Quixo solvers). What
 plays a trained network (the agent, the network, its leaf evaluator) is ``boardgym.agents.alphazero``.
 """
 

@@ -128,8 +128,9 @@ class Config(RunConfig):
     )
     solver_targets: int = option(
         0,
-        "Connect Four: positions with at least N stones train on the solver's win/draw/loss and the moves that "
-        "keep it, not on the self-play result and visits (0: off; docs/pretrained.md)",
+        "positions with at least N stones (cubes in Quixo) train on the solver's win/draw/loss and the moves that "
+        "keep it, not on the self-play result and visits; Connect Four, Hex up to 5x5, Quixo 3x3 and 4x4 "
+        "(0: off; docs/training/alphazero.md)",
         minimum=0,
     )
     solver_limit: float = option(

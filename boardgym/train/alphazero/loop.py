@@ -89,8 +89,15 @@ def train(config: Config) -> Path:
     initial = initial_weights(config, game, device) if config.init is not None and not config.resume else None
     seed_rows = replay_rows(config, game) if config.replay is not None and not config.resume else None
     labeller = (
-        SolverTargets(game, config.solver_targets, config.solver_limit, workers) if config.solver_targets else None
+        SolverTargets(game, config.solver_targets, config.solver_limit, workers, root=config.root)
+        if config.solver_targets
+        else None
     )
+    if labeller is not None and seed_rows is not None and not labeller.reads_planes:
+        raise BoardgymError(
+            f"--solver-targets relabels --replay rows only for connect_four, not {game.name}: drop --replay "
+            "(self-play positions are still relabelled), or --solver-targets"
+        )
     plies = solved_plies(config.solved_plies) if config.solved_positions else None
     varied = (  # its processes start with its first job, so --resume (which adds none) starts none
         SolverTargets(game, plies.start, config.solver_limit, workers, option="--solved-positions")

@@ -1,5 +1,5 @@
-"""Exact training targets for Connect Four positions, from the solver: ``--solver-targets``
-(self-play positions and ``--replay`` rows relabelled) and ``--solved-positions`` (the replay
+"""Exact training targets from a solver: ``--solver-targets`` (self-play positions and, for
+Connect Four, ``--replay`` rows relabelled) and ``--solved-positions`` (Connect Four: the replay
 buffer filled with solved positions of careful-random play before the first iteration).
 
 AlphaZero learns a position's value from the result of the one self-play game that passed
@@ -17,6 +17,13 @@ Each position has ``limit`` CPU seconds for all its moves; one that takes longer
 self-play targets. Positions and their mirror images are solved once. With ``workers`` > 1 the
 solving runs in that many processes, each with its own transposition table.
 
+Beyond Connect Four, ``--solver-targets`` takes its move values from an oracle of the game
+(``game_oracle``), in this process, on the self-play positions' own states (their stones on
+the board count as the plies): Hex up to 5x5 from ``boardgym.solve.hex.HexSolver`` (the
+search stops at ``limit`` CPU seconds), Quixo 3x3 and 4x4 from the ``perfect`` agent (the
+retrograde table of ``boardgym.solve.quixo``, 4x4's read from the runs root; 3x3 with a move
+limit of at most 30, the search of the game as played, as its grading set).
+
 ``--solved-positions N`` (``add_solved_positions``) puts N positions of careful-random play
 (``varied_positions``, none of the shipped grading set) into the buffer with the solver's
 value and a policy uniform over the moves that keep it. What the solver labelled goes to
@@ -33,10 +40,14 @@ from typing import Any
 
 import numpy as np
 
+from boardgym.agents.perfect import HEX_SOLVED
 from boardgym.evaluate.grade_sets import read_connect_four_set, varied_game_moves
 from boardgym.game import Game
 from boardgym.games.connect_four import COLUMNS, ConnectFour, ConnectFourState, state_from_planes
+from boardgym.games.hex import Hex
+from boardgym.games.quixo import Quixo
 from boardgym.procs import WorkerPool
+from boardgym.runs import RUNS_ROOT
 from boardgym.solve.connect_four import Solver, SolveTimeout, state_from_moves
 from boardgym.train.alphazero.buffer import ReplayBuffer
 from boardgym.train.alphazero.config import Config
@@ -48,6 +59,10 @@ _REPORT_EVERY = 2000  # distinct positions between two progress reports
 Scores = dict[int, int]
 """Win (1), draw (0) or loss (-1) of each legal column, for the player to move."""
 _SOLVER: Solver | None = None  # this process's solver (``_solver``), its tables kept between calls
+Oracle = Callable[[Any], Scores | None]
+"""A game's move values of a position (None: past the time limit)."""
+ORACLES = "connect_four, hex up to 5x5 and quixo 3x3 and 4x4"
+"""The games and sizes ``--solver-targets`` labels, as its error message names them."""
 
 
 def move_values(state: ConnectFourState, limit: float, solver: Solver | None = None) -> Scores | None:
@@ -108,21 +123,47 @@ class LabelStats:
 
 
 class SolverTargets:
-    """Replaces the targets of Connect Four positions with ``min_ply`` stones or more (module doc)."""
+    """Replaces the targets of positions with ``min_ply`` stones or more (Connect Four; with
+    ``--solver-targets``, Hex up to 5x5 and Quixo 3x3 and 4x4: module doc)."""
 
     def __init__(
-        self, game: Game, min_ply: int, limit: float, workers: int = 1, option: str = "--solver-targets"
+        self,
+        game: Game,
+        min_ply: int,
+        limit: float,
+        workers: int = 1,
+        option: str = "--solver-targets",
+        root: str = str(RUNS_ROOT),
     ) -> None:
-        """``option``: the setting that asked for the solver, named when ``game`` has none."""
-        if game.name != "connect_four":
-            raise BoardgymError(
-                f"{option} needs an exact solver; boardgym has one for connect_four, not {game.name}: drop the option"
-            )
+        """``option``: the setting that asked for the solver, named when ``game`` has none;
+        ``root``: the runs root that holds Quixo 4x4's table."""
         if min_ply < 1 or limit <= 0:
             raise BoardgymError(f"solver targets need min_ply >= 1 and limit > 0, not {min_ply} and {limit}")
+        self._oracle: Oracle | None = None
+        if game.name != "connect_four":
+            self._oracle = game_oracle(game, limit, root) if option == "--solver-targets" else None
+            if self._oracle is None:
+                supported = ORACLES if option == "--solver-targets" else "connect_four"
+                raise BoardgymError(
+                    f"{option} needs an exact solver; boardgym has one for {supported}, not {_described(game)}: "
+                    "drop the option"
+                )
+        self.num_actions = game.num_actions
         self.min_ply = min_ply
         self.limit = limit
-        self._pool = WorkerPool(workers, start_method="spawn") if workers > 1 else None
+        self._pool = WorkerPool(workers, start_method="spawn") if workers > 1 and self._oracle is None else None
+
+    @property
+    def reads_planes(self) -> bool:
+        """Whether ``rows`` can label replay rows from their planes (Connect Four only)."""
+        return self._oracle is None
+
+    def stones(self, state: Any) -> int:
+        """The stones (Connect Four, Hex) or cubes (Quixo) on the board of ``state``."""
+        if self._oracle is None:
+            return int(state[1].bit_count())
+        black, white = state.stones if hasattr(state, "stones") else state[:2]
+        return int((black | white).bit_count())
 
     def close(self) -> None:
         """End the solver's processes (at once when positions are still being solved)."""
@@ -134,6 +175,8 @@ class SolverTargets:
         self, states: Sequence[ConnectFourState], progress: Callable[[int, int], None] | None = None
     ) -> list[Scores | None]:
         """The move values of each state (None: past the limit, or fewer stones than min_ply)."""
+        if self._oracle is not None:
+            return self._solve_by_oracle(self._oracle, states, progress)
         canonical: dict[tuple[int, int], ConnectFourState] = {}
         found: list[tuple[tuple[int, int], bool] | None] = []
         for state in states:
@@ -164,6 +207,18 @@ class SolverTargets:
             result.append(scores)
         return result
 
+    def _solve_by_oracle(
+        self, oracle: Oracle, states: Sequence[Any], progress: Callable[[int, int], None] | None
+    ) -> list[Scores | None]:
+        """``_solve`` with the game's oracle, each distinct state once, in this process."""
+        distinct = {state: None for state in states if self.stones(state) >= self.min_ply}
+        scores: dict[Any, Scores | None] = {}
+        for done, state in enumerate(distinct, 1):
+            scores[state] = oracle(state)
+            if progress is not None and (done % _REPORT_EVERY == 0 or done == len(distinct)):
+                progress(done, len(distinct))
+        return [scores.get(state) for state in states]
+
     def _targets(
         self,
         states: Sequence[ConnectFourState],
@@ -176,7 +231,7 @@ class SolverTargets:
         new_policies, new_values = list(policies), [float(value) for value in values]
         stats = LabelStats()
         for index, (state, scores) in enumerate(zip(states, self._solve(states, progress), strict=True)):
-            stats.eligible += state[1].bit_count() >= self.min_ply
+            stats.eligible += self.stones(state) >= self.min_ply
             if scores is None:
                 continue
             new_policies[index], new_values[index] = exact_targets(scores, policies[index])
@@ -204,10 +259,10 @@ class SolverTargets:
         triples = []
         for state, scores in zip(states, self._solve(states, progress), strict=True):
             if scores is not None:
-                uniform = np.zeros(COLUMNS, dtype=np.float32)
+                uniform = np.zeros(self.num_actions, dtype=np.float32)
                 uniform[list(scores)] = 1.0
                 triples.append((state, *exact_targets(scores, uniform)))
-        eligible = sum(state[1].bit_count() >= self.min_ply for state in states)
+        eligible = sum(self.stones(state) >= self.min_ply for state in states)
         return triples, LabelStats(eligible, len(triples), seconds=time.perf_counter() - started)
 
     def rows(
@@ -221,6 +276,11 @@ class SolverTargets:
         solved; ``progress(done, total)`` hears of every few thousand distinct positions solved."""
         if not len(value):
             return policy.copy(), value.copy(), LabelStats()
+        if not self.reads_planes:
+            raise BoardgymError(
+                "--solver-targets relabels --replay rows only for connect_four (their states are read from the "
+                "planes); for this game drop --replay, or --solver-targets"
+            )
         states = [state_from_planes(p) for p in planes]
         new_policies, new_values, stats = self._targets(states, list(policy), list(value), progress)
         return np.stack(new_policies).astype(policy.dtype), np.asarray(new_values, dtype=value.dtype), stats
@@ -293,6 +353,49 @@ def log_labels(
     run.writer.flush()
 
 
+def game_oracle(game: Game, limit: float, root: str = str(RUNS_ROOT)) -> Oracle | None:
+    """The move values (1 win, 0 draw, -1 loss for the mover) of ``game``'s positions, each
+    within ``limit`` CPU seconds where the solver can stop; None for a game or size without
+    one (Connect Four has ``move_values``). Quixo 4x4 without its table: one sentence."""
+    if isinstance(game, Hex) and game.size <= HEX_SOLVED:
+        from boardgym.solve.hex import HexSolver
+
+        solver = HexSolver(game.size, swap=game.swap, table_limit=2_000_000)
+
+        def hex_values(state: Any) -> Scores | None:
+            deadline = time.process_time() + limit
+
+            def check(nodes: int) -> None:
+                if time.process_time() > deadline:
+                    raise _PastLimit
+
+            solver.progress = check
+            try:
+                return solver.move_values(state)
+            except _PastLimit:
+                return None
+            finally:
+                solver.progress = None
+
+        return hex_values
+    if isinstance(game, Quixo) and game.size in (3, 4):
+        from boardgym.agents.perfect import PerfectAgent
+
+        agent = PerfectAgent(game, seed=0, root=root)
+        return lambda state: {action: int(np.sign(v)) for action, v in agent.action_values(state).items()}
+    return None
+
+
+class _PastLimit(Exception):
+    """Raised from the Hex solver's progress hook to stop a search past its limit."""
+
+
+def _described(game: Game) -> str:
+    """``game``'s name, with its size where it has one (hex 7x7)."""
+    size = getattr(game, "size", None)
+    return f"{game.name} {size}x{size}" if isinstance(size, int) else game.name
+
+
 def _canonical(state: ConnectFourState) -> tuple[ConnectFourState, bool]:
     """The one of ``state`` and its mirror image that is solved for both, and whether it is the mirror."""
     mirror = _RULES.symmetric_states(state)[1][0]
@@ -315,6 +418,7 @@ __all__ = [
     "SolverTargets",
     "add_solved_positions",
     "exact_targets",
+    "game_oracle",
     "label_replay_rows",
     "log_labels",
     "move_values",
