@@ -34,7 +34,7 @@ For each game, in one run and with one network and one set of search settings:
   (``boardgym.bench.mctx_selfplay``); its positions/s count a position a move of each game.
 
 On CUDA the batched rows run captured (each simulation a CUDA graph, the network in float16
-and channels_last; ``--capture false``: eager), and then their "in the network" column is
+and channels_last; ``--no-capture``: eager), and then their "in the network" column is
 n/a: the network runs inside the graph.
 
     boardgym bench selfplay [--games tictactoe connect_four] [--rounds 3]
