@@ -100,6 +100,11 @@ def build_hex_set(
         f"plies={plies.start}-{plies.stop - 1}, per_ply={per_ply}, seed={seed})",
         f"# in {time.perf_counter() - started:.0f} s with boardgym.solve.hex.HexSolver; {len(lines)} positions.",
     ]
+    return _write_set(path, header, lines, log)
+
+
+def _write_set(path: Path, header: list[str], lines: list[str], log: Callable[[str], None]) -> int:
+    """Write a set's header and positions atomically; returns the number of positions."""
     atomic_write_text(path, "\n".join(header + lines) + "\n")
     log(f"{len(lines)} positions written to {path}")
     return len(lines)
@@ -151,9 +156,7 @@ def build_quixo_set(
         f"# a move limit. Built by boardgym.evaluate.solved_sets.build_quixo_set(plies={plies.start}-{plies.stop - 1},",
         f"# per_ply={per_ply}, seed={seed}) from `boardgym solve quixo --size 4`'s table; {len(lines)} positions.",
     ]
-    atomic_write_text(path, "\n".join(header + lines) + "\n")
-    log(f"{len(lines)} positions written to {path}")
-    return len(lines)
+    return _write_set(path, header, lines, log)
 
 
 def read_quixo_set(path: Path = QUIXO_FILE) -> list[GradedPosition]:
