@@ -68,7 +68,7 @@ def main(argv: list[str]) -> None:
     parts["self-play outside the search (moves, records)"] = total - search
     for name, seconds in parts.items():
         print(f"{name:52s} {seconds:6.2f} s {seconds / total:6.1%}")
-    print(f"{'total':52s} {total:6.2f} s, {len(played.positions)} positions")
+    print(f"{'total':52s} {total:6.2f} s, {played.positions_count} positions")
     print_operations(game, network, simulations, games)
 
 

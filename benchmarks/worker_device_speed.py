@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         pool = SelfPlayPool(args.workers, game, device, device == "cuda")
         try:
             warm_up = SelfPlaySettings(simulations=8, random_opening_moves=0)
-            pool.play(network, args.workers, parallel=1, settings=warm_up, seed=(1,))
+            pool.play_seeded(network, args.workers, parallel=1, settings=warm_up, seed=(1,))
             timed = SelfPlaySettings(
                 simulations=args.simulations,
                 temperature_moves=8,
@@ -66,12 +66,14 @@ def main(argv: list[str] | None = None) -> int:
                 leaves_per_game=leaves,
             )
             started = time.perf_counter()
-            played = pool.play(network, args.games, parallel=-(-args.games // args.workers), settings=timed, seed=(2,))
+            played = pool.play_seeded(
+                network, args.games, parallel=-(-args.games // args.workers), settings=timed, seed=(2,)
+            )
             seconds = time.perf_counter() - started
         finally:
             pool.close()
-        rate = len(played.positions) / seconds
-        print(f"| {device} | {leaves} | {len(played.positions)} | {seconds:.1f} | {rate:.1f} |", flush=True)
+        rate = played.positions_count / seconds
+        print(f"| {device} | {leaves} | {played.positions_count} | {seconds:.1f} | {rate:.1f} |", flush=True)
     return 0
 
 

@@ -77,7 +77,7 @@ if pool == "selfplay":
     workers = SelfPlayPool(2, game, "cpu", False)
     try:
         settings = SelfPlaySettings(simulations=400 if long else 2)
-        workers.play(network, 10_000 if long else 2, parallel=2, settings=settings, seed=(0, 1))
+        workers.play_seeded(network, 10_000 if long else 2, parallel=2, settings=settings, seed=(0, 1))
         wait_ready()
     finally:
         workers.close()

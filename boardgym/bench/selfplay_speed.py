@@ -66,13 +66,15 @@ from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.train.alphazero import Config
 from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay
-from boardgym.train.alphazero.buffer import ReplayBuffer
+from boardgym.train.alphazero.buffer import ReplayBuffer, symmetry_maps
 from boardgym.train.alphazero.loop import _train_steps
-from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
-from boardgym.train.alphazero.workers import SelfPlayPool, SelfPlaySource
+from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings
+from boardgym.train.alphazero.tree_selfplay import play_selfplay_games
+from boardgym.train.alphazero.workers import SelfPlayPool
 
 if TYPE_CHECKING:
     from boardgym.bench.mctx_selfplay import MctxSelfPlay
+    from boardgym.train.alphazero.ray_actors import RaySelfPlayPool
 
 SOURCES = ("local", "workers2", "ray1", "ray2", "batched", "batched2", "gumbel", "mctx", "mctx_gumbel")
 MCTX_SOURCES = ("mctx", "mctx_gumbel")
@@ -181,15 +183,19 @@ def main(argv: list[str] | None = None, prog: str = "boardgym bench selfplay") -
             f"network {network.blocks}x{network.channels}{' (shipped)' if args.pretrained else ''}"
         )
         speeds, sample, rows = _selfplay_speeds(game, network, settings, args)
-        print("  | source | positions/s | per CPU-second | network calls/s | mean batch | in the network | GPU busy |")
-        print("  |---|---:|---:|---:|---:|---:|---:|")
+        print(
+            "  | source | positions/s | per CPU-second | network calls/s | mean batch | in the network | GPU busy "
+            "| host µs a position |"
+        )
+        print("  |---|---:|---:|---:|---:|---:|---:|---:|")
         for source, (speed, per_cpu) in speeds.items():
             row = rows[source]
             share = f"{row.network_share:.0%}" if row.network_share is not None else "n/a"
             busy = f"{row.gpu_busy:.0%}" if row.gpu_busy is not None else "n/a"
+            host = f"{row.host_us:,.1f}" if row.host_us is not None else "n/a"
             print(
                 f"  | {source} | {speed:,.0f} | {per_cpu:,.0f} | {row.calls_per_s:,.0f} | {row.mean_batch:,.1f} | "
-                f"{share} | {busy} |"
+                f"{share} | {busy} | {host} |"
             )
         inputs = _cost_inputs(game, network, sample, speeds, args)
         _print_model(inputs, args)
@@ -207,6 +213,11 @@ class RowDetails:
     """Share of the round's wall time inside the network (None where it was not timed)."""
     gpu_busy: float | None = None
     """Mean GPU utilisation over the round (None: no GPU used, or none readable)."""
+    host_us: float | None = None
+    """The host's microseconds a position outside the search and the network: choosing and
+    recording moves, collecting finished games, and adding their rows (symmetries included) to
+    a replay buffer on the device (``host_microseconds``); None where self-play ran in other
+    processes."""
 
 
 def _selfplay_speeds(
@@ -230,7 +241,7 @@ def _selfplay_speeds(
     device = resolve_device(args.device, "--device")
     batched_network = copy.deepcopy(network).to(device).eval()
     ray_cpus = sum(int(source[3:]) for source in args.sources if source.startswith("ray"))
-    pools: dict[str, SelfPlaySource | None] = {}
+    pools: dict[str, SelfPlayPool | RaySelfPlayPool | None] = {}
     best = dict.fromkeys(sources, 0.0)
     per_cpu = dict.fromkeys(sources, 0.0)
     details = {source: RowDetails() for source in sources}
@@ -263,17 +274,18 @@ def _selfplay_speeds(
                     played = _play(pool, game, network, batched, args.games_per_round, seed)
                 else:
                     played = _play(pool, game, network, settings, args.games_per_round, seed)
-                speed = len(played.positions) / max(played.seconds, 1e-9)
+                speed = played.positions_count / max(played.seconds, 1e-9)
                 if round_ > 0 and speed > best[source]:
                     best[source] = speed
-                    per_cpu[source] = max(per_cpu[source], len(played.positions) / max(played.cpu_seconds, 1e-9))
+                    per_cpu[source] = max(per_cpu[source], played.positions_count / max(played.cpu_seconds, 1e-9))
                     details[source] = RowDetails(
                         calls_per_s=played.network_calls / max(played.seconds, 1e-9),
                         mean_batch=played.mean_batch,
                         network_share=played.network_seconds / played.seconds if played.network_seconds else None,
                         gpu_busy=busy,
+                        host_us=host_microseconds(game, played, device) if pool is None else None,
                     )
-                if source not in ("batched", "batched2", "gumbel") or not sample.positions:
+                if source not in ("batched", "batched2", "gumbel") or not sample.positions_count:
                     sample = played  # the bytes of a position as the tree self-play sends it, where measured
     finally:
         for pool in reversed(pools.values()):  # the Ray pool that started Ray closes last
@@ -281,6 +293,29 @@ def _selfplay_speeds(
                 pool.close()
     speeds = {labels[source]: (best[source], per_cpu[source]) for source in best}
     return speeds, sample, {labels[source]: details[source] for source in best}
+
+
+def host_microseconds(game: Game, played: SelfPlayResult, device: torch.device) -> float:
+    """The host's microseconds a position of ``played`` outside its searches (``seconds`` less
+    ``search_seconds``), with the time to add its rows to a replay buffer on ``device`` with the
+    game's symmetries, as the trainer does."""
+    if not played.positions_count or played.rows is None:
+        return float("nan")
+    buffer = ReplayBuffer(
+        Config.buffer_size, game.observation_shape, game.num_actions, device=device, symmetries=symmetry_maps(game)
+    )
+    rows = played.rows.to(device)
+    _synchronize(device)
+    started = time.perf_counter()
+    buffer.add_rows(rows)
+    _synchronize(device)
+    adding = time.perf_counter() - started
+    return 1e6 * (played.seconds - played.search_seconds + adding) / played.positions_count
+
+
+def _synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
 
 
 def _available(sources: tuple[str, ...], game: Game) -> tuple[str, ...]:
@@ -380,7 +415,7 @@ class GpuSampler:
         return sum(self.samples) / len(self.samples) if self.samples else None
 
 
-def _source(source: str, game: Game, ray_cpus: int) -> SelfPlaySource | None:
+def _source(source: str, game: Game, ray_cpus: int) -> SelfPlayPool | RaySelfPlayPool | None:
     if source in ("workers2", "batched2"):
         return SelfPlayPool(2, game, "cpu", False)
     if source.startswith("ray"):
@@ -391,7 +426,7 @@ def _source(source: str, game: Game, ray_cpus: int) -> SelfPlaySource | None:
 
 
 def _play(
-    pool: SelfPlaySource | None,
+    pool: SelfPlayPool | RaySelfPlayPool | None,
     game: Game,
     network: AlphaZeroNet,
     settings: SelfPlaySettings,
@@ -399,7 +434,7 @@ def _play(
     seed: tuple[int, ...],
 ) -> SelfPlayResult:
     if pool is not None:
-        return pool.play(network, games, parallel=games, settings=settings, seed=seed)
+        return pool.play_seeded(network, games, parallel=games, settings=settings, seed=seed)
     evaluator = NetworkEvaluator(network)
     rng = np.random.default_rng(np.random.SeedSequence(list(seed)))
     played = play_selfplay_games(game, evaluator, games, parallel=games, settings=settings, rng=rng)
@@ -418,8 +453,9 @@ def _cost_inputs(
     weights_bytes = len(pickle.dumps(weights, protocol=5))
     planes = int(np.prod(game.observation_shape))
     float_bytes = 4 * (planes + game.num_actions + 1)
-    sent = len(pickle.dumps(sample.positions, protocol=5)) / max(len(sample.positions), 1)
-    per_game = len(sample.positions) / max(sample.games, 1)
+    count = max(sample.positions_count, 1)
+    sent = len(pickle.dumps((sample.rows, sample.records), protocol=5)) / count
+    per_game = sample.positions_count / max(sample.games, 1)
     defaults = Config()
     replay_ratio = defaults.train_steps * defaults.batch_size / (defaults.games_per_iteration * per_game)
     learner_cpu = _learner_samples_per_s(game, network, sample, args.train_steps)
@@ -431,7 +467,7 @@ def _cost_inputs(
         f"  a position as float32        {float_bytes:10,d} bytes ({planes} plane values, "
         f"{game.num_actions} policy, 1 value)"
     )
-    print(f"  a position as sent           {sent:10,.0f} bytes (state, visit policy, result; pickled)")
+    print(f"  a position as sent           {sent:10,.0f} bytes (replay row and its move in the record; pickled)")
     print(f"  positions per game           {per_game:10.1f}")
     print(f"  learner on one core          {learner_cpu:10,.0f} samples/s (batch {defaults.batch_size}, 1 thread)")
     print(f"  one actor (one core)         {actor:10,.0f} positions/s")
@@ -453,7 +489,8 @@ def _learner_samples_per_s(game: Game, network: AlphaZeroNet, sample: SelfPlayRe
     learner.load_state_dict(network.state_dict())
     config = Config(train_steps=steps)
     buffer = ReplayBuffer(config.buffer_size, game.observation_shape, game.num_actions)
-    buffer.add_positions(game, sample.positions)
+    if sample.rows is not None:
+        buffer.add_rows(sample.rows)
     optimizer = torch.optim.AdamW(learner.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     scaler = torch.amp.GradScaler("cuda", enabled=False)
     rng = np.random.default_rng(0)

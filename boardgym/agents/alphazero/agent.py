@@ -23,6 +23,7 @@ import torch
 from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator, NetworkEvaluator
 from boardgym.agents.alphazero.pretrained import pretrained_file, to_float32
+from boardgym.agents.alphazero.searches import search_kind
 from boardgym.agents.base import Agent, BaseAgent
 from boardgym.agents.batched_search import BatchedMCTS
 from boardgym.agents.mcts import MCTS
@@ -93,10 +94,7 @@ class AlphaZeroAgent(BaseAgent):
             raise BoardgymError(f"alphazero temperature={temperature} must be a finite number, 0 or more")
         if temperature_moves < 0:
             raise BoardgymError(f"alphazero temperature_moves={temperature_moves} must be 0 or more")
-        if search not in ("tree", "batched"):
-            raise BoardgymError(f"alphazero search={search!r} must be tree or batched")
-        if gumbel and search != "batched":
-            raise BoardgymError("alphazero gumbel=true is a root of the batched search; add search=batched")
+        kind = search_kind(search, "alphazero search=", gumbel=gumbel, gumbel_option="alphazero gumbel=true")
         if pretrained and (checkpoint is not None or network is not None):
             raise BoardgymError("alphazero takes either pretrained=true or checkpoint=PATH, not both; drop one of them")
         if pretrained:
@@ -116,7 +114,7 @@ class AlphaZeroAgent(BaseAgent):
             game, self.evaluator, simulations=max(1, simulations), c_puct=c_puct, batch_size=batch, rng=self.rng
         )
         self.batched_search: BatchedMCTS | None = None
-        if search == "batched":
+        if kind.batched_rules:
             rules = batched(game, device=next(network.parameters()).device)
             self.batched_search = BatchedMCTS(
                 rules,

@@ -14,7 +14,8 @@ call permutes the legal mask. Games without the method are stored as they are.
 from __future__ import annotations
 
 import functools
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import torch
@@ -26,7 +27,15 @@ from boardgym.types import BoardgymError
 class ReplayBuffer:
     """A ring of ``capacity`` positions; ``sample`` draws a uniform minibatch."""
 
-    def __init__(self, capacity: int, observation_shape: tuple[int, ...], num_actions: int) -> None:
+    def __init__(
+        self,
+        capacity: int,
+        observation_shape: tuple[int, ...],
+        num_actions: int,
+        *,
+        device: Any = "cpu",
+        symmetries: Any = None,
+    ) -> None:
         if capacity < 1:
             raise BoardgymError(f"replay buffer capacity={capacity} must be at least 1")
         self.capacity = capacity
@@ -75,12 +84,19 @@ class ReplayBuffer:
             self.add(np.stack(planes), np.stack(policies), np.stack(legals), np.asarray(values, dtype=np.float32))
         return len(planes)
 
-    def sample(self, batch_size: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    def add_rows(self, rows: Rows, augment: bool = True) -> int:
+        planes, policy, legal, value = (t.cpu().numpy() for t in rows)
+        self.add(planes, policy, legal, value)
+        return int(rows.value.shape[0])
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> Rows:
         """``(planes, policy, legal, value)`` of ``batch_size`` positions drawn with replacement."""
         if self.size == 0:
             raise BoardgymError("cannot sample from an empty replay buffer; play some self-play games first")
         rows = rng.integers(self.size, size=batch_size)
-        return self.planes[rows], self.policy[rows], self.legal[rows], self.value[rows]
+        return Rows(
+            *(torch.from_numpy(a) for a in (self.planes[rows], self.policy[rows], self.legal[rows], self.value[rows]))
+        )
 
     def state_dict(self) -> dict[str, Any]:
         """Tensors and ints only, so checkpoints load with ``weights_only=True``."""
@@ -143,3 +159,37 @@ def _augmentation(kind: type) -> str:
     if issubclass(kind, HasSymmetricStates) and symmetries is not None and images is not None:
         return "images" if issubclass(images, symmetries) else "symmetries"
     return "symmetries"
+
+
+class Rows(NamedTuple):
+    """A batch of replay rows (first axis = position), torch tensors on one device."""
+
+    planes: torch.Tensor
+    policy: torch.Tensor
+    legal: torch.Tensor
+    value: torch.Tensor
+
+    @property
+    def size(self) -> int:
+        return int(self.value.shape[0])
+
+    def to(self, device: str | torch.device) -> Rows:
+        return Rows(*(t.to(device) for t in self))
+
+    @staticmethod
+    def cat(parts: Sequence[Rows]) -> Rows:
+        return Rows(*(torch.cat(column) for column in zip(*parts, strict=True)))
+
+
+def rows_from_positions(game: Game, positions: Sequence[tuple[Any, np.ndarray, float]]) -> Rows:
+    planes = np.stack(
+        [np.asarray(game.observation(s, game.current_player(s)), dtype=np.float32) for s, _, _ in positions]
+    )
+    policy = np.stack([np.asarray(p, dtype=np.float32) for _, p, _ in positions])
+    legal = np.stack([np.asarray(game.legal_mask(s), dtype=bool) for s, _, _ in positions])
+    value = np.asarray([v for _, _, v in positions], dtype=np.float32)
+    return Rows(*(torch.from_numpy(a) for a in (planes, policy, legal, value)))
+
+
+def symmetry_maps(game: Game) -> Any:
+    return None

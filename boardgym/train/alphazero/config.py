@@ -1,8 +1,9 @@
 """The AlphaZero trainer's settings: ``Config`` (every option of ``boardgym train alphazero``,
 with its default and help) and the checks a config passes before the run folder opens
 (``_check``), with the readers of the options that take words (``--workers``,
-``--worker-device``, ``--solved-plies``). The one default of each setting is here: self-play
-(``SelfPlaySettings.from_config``) and the benchmarks read it from ``Config``.
+``--worker-device``, ``--solved-plies``). The self-play options (search, simulations, noise,
+move schedule) are declared once in ``selfplay.SelfPlaySettings``, which ``Config`` extends;
+the benchmarks read every default from ``Config``.
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ import torch
 
 from boardgym.agents.alphazero.agent import resolve_device
 from boardgym.agents.alphazero.network import ARCHITECTURE_BOUNDS
+from boardgym.agents.alphazero.searches import SEARCHES, search_kind
 from boardgym.cluster import check_address
 from boardgym.config import option
 from boardgym.games import GAMES
+from boardgym.train.alphazero.selfplay import SelfPlaySettings
 from boardgym.train.training_run import RunConfig
 from boardgym.types import BoardgymError
 
 METHOD = "alphazero"
 LR_SCHEDULES = ("constant", "cosine")
-SEARCHES = ("tree", "batched")
 SELFPLAY_BACKENDS: dict[str, str] = {
     "local": "self-play in this process, or in --workers processes",
     "ray": "self-play in --actors Ray actors, here or on the cluster at --address (pip install 'boardgym[ray]')",
@@ -31,7 +33,7 @@ SELFPLAY_BACKENDS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class Config(RunConfig):
+class Config(SelfPlaySettings, RunConfig):
     """AlphaZero self-play training (defaults: Tic-Tac-Toe on a CPU)."""
 
     seed: int = option(0, "seed of every random choice (self-play, noise, minibatches, measurement)")
@@ -72,43 +74,6 @@ class Config(RunConfig):
     )
     games_per_iteration: int = option(64, "self-play games per iteration", minimum=0)
     parallel_games: int = option(64, "self-play games played at once (their leaves share each network call)", minimum=1)
-    simulations: int = option(48, "PUCT simulations per self-play move", minimum=1)
-    search: str = option(
-        "tree",
-        "self-play search: tree (a Python MCTS tree per game, its network calls cached; best on CPUs) or batched "
-        "(every game as tensors on --device, one network call per simulation for all: for GPUs; games with batched "
-        "rules only; --workers N splits the games over N batched processes on --worker-device; --workers auto is one "
-        "batched process per CPU core, or 1 process when --device is CUDA)",
-        choices=SEARCHES,
-    )
-    gumbel: bool = option(
-        False, "with --search batched: Gumbel AlphaZero's root (sequential halving; good from 16-32 simulations)"
-    )
-    considered: int = option(16, "with --gumbel: root actions sampled (Gumbel-top-k)", minimum=1)
-    capture: bool = option(
-        True,
-        "with --search batched on CUDA: each simulation a CUDA graph and the network in float16 and channels_last "
-        "(false: every operation launched one by one, the float32 network under autocast)",
-    )
-    leaves_per_game: int = option(1, "leaves per game per network call (virtual loss when > 1)", minimum=1)
-    c_puct: float = option(1.5, "PUCT exploration constant", minimum=0)
-    dirichlet_alpha: float = option(
-        0.0, "root Dirichlet noise alpha in self-play (0: 10 / num_actions, at most 1)", minimum=0
-    )
-    dirichlet_fraction: float = option(0.25, "weight of the root noise", minimum=0, maximum=1)
-    temperature_moves: int = option(
-        4, "moves drawn in proportion to visits at the start of a game; then greedy", minimum=0
-    )
-    random_opening_moves: int = option(
-        2, "uniformly random first moves of every self-play game (explores openings)", minimum=0
-    )
-    random_start_moves: int = option(
-        0,
-        "start every self-play game after k uniformly random moves, k drawn per game from 0 to N (those moves are "
-        "not searched or recorded): positions beyond the network's own openings",
-        minimum=0,
-    )
-    max_moves: int = option(0, "score a self-play game as a draw after this many moves (0: no limit)", minimum=0)
     blocks: int = option(2, "residual blocks", minimum=1, maximum=ARCHITECTURE_BOUNDS["blocks"][1])
     channels: int = option(32, "channels per convolution", minimum=1, maximum=ARCHITECTURE_BOUNDS["channels"][1])
     value_hidden: int = option(
@@ -183,8 +148,6 @@ class Config(RunConfig):
                 f"--solved-plies {self.solved_plies!r} does nothing without --solved-positions N; add the number of "
                 "solved positions to put in the buffer, or drop --solved-plies"
             )
-        if self.gumbel and self.search != "batched":
-            raise BoardgymError("--gumbel is a root of the batched search; add --search batched, or drop --gumbel")
         if self.backend == "ray":
             check_address(self.address)
         elif self.address is not None:
@@ -243,13 +206,15 @@ def _check(config: Config) -> None:
     (``Config.check``): the devices of this machine and the files it names."""
     if resolve_workers(config.workers) > 1 and config.backend != "ray":
         resolve_worker_device(config.worker_device)
-    if config.search == "batched":
+    kind = search_kind(config.search)
+    if kind.batched_rules:
         entry = GAMES.get(config.game)
         if entry is None or not entry.batched:
             have = ", ".join(name for name, known in GAMES.items() if known.batched)
+            others = " or ".join(name for name, other in SEARCHES.items() if not other.batched_rules)
             raise BoardgymError(
-                f"--search batched needs a game with batched rules; {config.game} has none (games with them: {have}); "
-                "use --search tree"
+                f"--search {kind.name} needs a game with batched rules; {config.game} has none (games with them: "
+                f"{have}); use --search {others}"
             )
     if config.replay is not None and not Path(config.replay).is_file():
         raise BoardgymError(

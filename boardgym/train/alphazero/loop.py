@@ -1,12 +1,10 @@
 """The AlphaZero training loop: ``train(config)`` and ``main(argv)`` (``boardgym train alphazero``).
 
-Each iteration: ``games_per_iteration`` self-play games (``selfplay``, or in worker processes,
-``workers``, or Ray actors, ``ray_actors``; with ``--search batched`` as tensors, ``batched_selfplay``:
-one batched search per worker process or Ray actor, or all the games on ``--device`` in this process
-when there is one worker, as ``--workers auto`` has on CUDA: then an iteration ends once its games
-have ended and the games in flight go on in the next one, so the batch stays full, see
-``BatchedSelfPlay``); their positions, with the game's symmetries, into
-the replay buffer (``buffer``); ``train_steps`` minibatches of policy cross-entropy + value
+Each iteration: ``games_per_iteration`` self-play games (``selfplay.make_selfplay`` chooses,
+once, where: this process, worker processes or Ray actors; ``--search`` chooses the engine:
+``tree_selfplay`` or ``batched_selfplay``, whose games in this process go on from one iteration
+to the next so that its batch stays full); their replay rows, with the game's symmetries, into
+the replay buffer (``buffer``, on ``--device``); ``train_steps`` minibatches of policy cross-entropy + value
 squared error at the rates of ``scheduled_rates``; every ``eval_every`` iterations a
 measurement against fixed opponents and against the network of the previous measurement (an
 Elo curve); then the iteration's checkpoint and replay file (``checkpoints``).
@@ -16,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 import sys
 import time
 from pathlib import Path
@@ -27,11 +24,10 @@ import torch
 
 from boardgym.agents.alphazero.agent import FORMAT, AlphaZeroAgent, checkpoint_payload, resolve_device
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, masked_log_policy
-from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
+from boardgym.agents.alphazero.searches import search_kind
 from boardgym.agents.registry import AGENTS, make_agent, parse_spec
 from boardgym.game import Game
-from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay
-from boardgym.train.alphazero.buffer import ReplayBuffer
+from boardgym.train.alphazero.buffer import ReplayBuffer, Rows, symmetry_maps
 from boardgym.train.alphazero.checkpoints import (
     RESUME_KEYS,
     initial_weights,
@@ -39,22 +35,9 @@ from boardgym.train.alphazero.checkpoints import (
     restore,
     save_iteration,
 )
-from boardgym.train.alphazero.config import (
-    METHOD,
-    Config,
-    _check,
-    resolve_worker_device,
-    resolve_workers,
-    solved_plies,
-    worker_device_name,
-)
-from boardgym.train.alphazero.selfplay import (
-    SelfPlaySettings,
-    play_selfplay_games,
-    random_start,
-)
+from boardgym.train.alphazero.config import METHOD, Config, _check, resolve_workers, solved_plies
+from boardgym.train.alphazero.selfplay import SelfPlayResult, make_selfplay, random_start
 from boardgym.train.alphazero.solved import SolverTargets, add_solved_positions, label_replay_rows, log_labels
-from boardgym.train.alphazero.workers import SelfPlayPool, SelfPlaySource
 from boardgym.train.training_run import TrainingRun, run_main
 from boardgym.types import BoardgymError
 
@@ -64,7 +47,8 @@ def train(config: Config) -> Path:
     _check(config)
     device = resolve_device(config.device, "--device")
     workers = resolve_workers(config.workers)
-    if config.search == "batched" and str(config.workers).strip().lower() == "auto" and device.type == "cuda":
+    batched_games = search_kind(config.search).batched_rules
+    if batched_games and str(config.workers).strip().lower() == "auto" and device.type == "cuda":
         workers = 1  # one process feeds the GPU every game; on a CPU, one batched process per core
     amp = config.amp and device.type == "cuda"
     run = TrainingRun(
@@ -116,7 +100,9 @@ def train(config: Config) -> Path:
         network.to(device)
         optimizer = torch.optim.AdamW(network.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         scaler = torch.amp.GradScaler("cuda", enabled=amp)
-        buffer = ReplayBuffer(config.buffer_size, game.observation_shape, game.num_actions)
+        buffer = ReplayBuffer(
+            config.buffer_size, game.observation_shape, game.num_actions, device=device, symmetries=symmetry_maps(game)
+        )
         history: dict[str, Any] = {"elo": [0.0], "elo_iterations": [0]}
         previous = copy.deepcopy(network).eval()
         if run.resumed is not None:
@@ -134,15 +120,11 @@ def train(config: Config) -> Path:
             buffer.add(planes, policy, legal, value)
         if varied is not None and plies is not None and run.resumed is None:
             add_solved_positions(run, config, game, buffer, varied, plies)
-        settings = SelfPlaySettings.from_config(config)
         last_scores: dict[str, str] = {}  # the latest measurement, shown on the progress bar
-        evaluator = NetworkEvaluator(network, device=device, amp=amp)
-        pool = _selfplay_pool(config, workers, game)
-        if pool is not None:
-            run.on_close(pool.close)
+        selfplay = make_selfplay(config, game, device, workers, amp)
+        run.on_close(selfplay.close)
         start = run.step
         started = time.perf_counter()
-        continuous = BatchedSelfPlay(game)  # in this process, its games go on from one iteration to the next
         while run.step < config.iterations:
             step = run.step + 1
             done = run.step - start
@@ -150,43 +132,17 @@ def train(config: Config) -> Path:
             last = step == config.iterations or (
                 config.max_minutes > 0 and done > 0 and elapsed * (done + 1) / done > 60 * config.max_minutes
             )
-            evaluator.clear_cache()
-            evaluator.reset_stats()
-            if config.games_per_iteration == 0:
-                played = None
-            elif pool is not None:
-                played = pool.play(
-                    network,
-                    config.games_per_iteration,
-                    parallel=config.parallel_games,
-                    settings=settings,
-                    seed=(config.seed, step),
-                )
-            elif settings.search == "batched":
-                played = continuous.play(
-                    network,
-                    config.games_per_iteration,
-                    parallel=config.parallel_games,
-                    settings=settings,
-                    rng=rng,
-                    amp=amp,
-                    keep=True,
-                )
-            else:
-                played = play_selfplay_games(
-                    game,
-                    evaluator,
-                    config.games_per_iteration,
-                    parallel=config.parallel_games,
-                    settings=settings,
-                    rng=rng,
-                )
-            positions = played.positions if played is not None else []
+            played = (
+                selfplay.play(network, config.games_per_iteration, step=step, rng=rng)
+                if config.games_per_iteration
+                else None
+            )
+            fresh = played.rows if played is not None else None
+            positions = played.positions_count if played is not None else 0
             run.games += played.games if played is not None else 0
-            if labeller is not None and positions:
-                positions, stats = labeller.positions(positions)
-                log_labels(run, stats, "selfplay", step)
-            rows = buffer.add_positions(game, positions)
+            if labeller is not None and played is not None and fresh is not None:
+                fresh = _labelled(run, labeller, game, played, step)
+            rows = buffer.add_rows(fresh) if fresh is not None else 0
             rates = scheduled_rates(config, done=done, total=config.iterations - start)
             losses = _train_steps(network, optimizer, scaler, buffer, config, rng, device, amp, rates)
             seconds = max(played.seconds, 1e-9) if played is not None else 0.0
@@ -202,7 +158,7 @@ def train(config: Config) -> Path:
             if played is not None:
                 scalars |= {
                     "perf/selfplay_games_per_s": played.games / seconds,
-                    "perf/selfplay_positions_per_s": len(played.positions) / seconds,
+                    "perf/selfplay_positions_per_s": positions / seconds,
                     "perf/network_batch": played.mean_batch,
                     "train/game_length": played.moves / max(played.games, 1),
                     "train/first_player_score": _first_player_score(played.outcomes),
@@ -223,7 +179,7 @@ def train(config: Config) -> Path:
                 0,
                 policy=f"{losses['policy']:.3f}",
                 value=f"{losses['value']:.3f}",
-                pos_s=f"{len(positions) / seconds:.0f}" if played is not None else "-",
+                pos_s=f"{positions / seconds:.0f}" if played is not None else "-",
                 **last_scores,
             )
             save_iteration(run, step, buffer, network, optimizer, previous, history, rng)
@@ -248,24 +204,16 @@ def scheduled_rates(config: Config, done: int, total: int) -> np.ndarray:
     return config.lr * 0.5 * (1.0 + np.cos(np.pi * steps / max(total * config.train_steps, 1)))
 
 
-def _selfplay_pool(config: Config, workers: int, game: Game) -> SelfPlaySource | None:
-    """Where self-play runs besides this process: Ray actors (``--backend ray``), worker
-    processes (``--workers`` > 1), or None: in this process."""
-    if config.backend == "ray":
-        from boardgym.train.alphazero.ray_actors import RaySelfPlayPool
-
-        return RaySelfPlayPool(
-            config.actors,
-            game,
-            device=worker_device_name(config.worker_device),
-            amp=config.amp,
-            address=config.address,
-            num_cpus=max(config.actors, os.cpu_count() or 1),
-        )
-    if workers > 1:
-        worker_device = resolve_worker_device(config.worker_device)
-        return SelfPlayPool(workers, game, str(worker_device), config.amp and worker_device.type == "cuda")
-    return None
+def _labelled(run: TrainingRun, labeller: SolverTargets, game: Game, played: SelfPlayResult, step: int) -> Rows:
+    """The iteration's replay rows with the solver's targets where it solved their position
+    (the positions replayed from the games' records)."""
+    assert played.rows is not None
+    triples, stats = labeller.positions(played.positions(game))
+    log_labels(run, stats, "selfplay", step)
+    device = played.rows.policy.device
+    policy = torch.as_tensor(np.stack([p for _, p, _ in triples]), dtype=torch.float32, device=device)
+    value = torch.as_tensor([v for _, _, v in triples], dtype=torch.float32, device=device)
+    return played.rows._replace(policy=policy, value=value)
 
 
 # -- the steps ----------------------------------------------------------------------------------
@@ -289,9 +237,7 @@ def _train_steps(
     for rate in rates:
         for group in optimizer.param_groups:
             group["lr"] = float(rate)
-        planes, policy, legal, value = (
-            torch.from_numpy(a).to(device, non_blocking=True) for a in buffer.sample(config.batch_size, rng)
-        )
+        planes, policy, legal, value = buffer.sample(config.batch_size, rng).to(device)
         with torch.autocast("cuda", dtype=torch.float16, enabled=amp):
             logits, predicted = network(planes)
         log_policy = masked_log_policy(logits, legal)

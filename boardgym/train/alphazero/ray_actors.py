@@ -84,6 +84,9 @@ class RaySelfPlayPool:
         actors: int,
         game: Game,
         *,
+        settings: SelfPlaySettings | None = None,
+        parallel: int = Config.parallel_games,
+        seed: int = 0,
         device: str = Config.worker_device,
         amp: bool = Config.amp,
         address: str | None = None,
@@ -95,6 +98,8 @@ class RaySelfPlayPool:
         if actors < 1:
             raise BoardgymError(f"--actors {actors} must be at least 1")
         self.game = game
+        self.settings = SelfPlaySettings() if settings is None else settings
+        self.parallel, self.seed = parallel, seed
         self.max_restarts = max_restarts
         self.reasked = 0
         """Shares asked again because their actor died, over the pool's life."""
@@ -148,7 +153,14 @@ class RaySelfPlayPool:
         for ref in started:
             self.ray.get(ref)  # an actor that failed to start says why
 
-    def play(
+    def play(self, network: AlphaZeroNet, num_games: int, *, step: int, rng: Any = None) -> SelfPlayResult:
+        """``num_games`` games split over the actors (``selfplay.SelfPlay``); actor ``w`` draws
+        its randomness from ``SeedSequence([seed, step, w])`` (``rng`` is not used)."""
+        return self.play_seeded(
+            network, num_games, parallel=self.parallel, settings=self.settings, seed=(self.seed, step)
+        )
+
+    def play_seeded(
         self, network: AlphaZeroNet, num_games: int, *, parallel: int, settings: SelfPlaySettings, seed: tuple[int, ...]
     ) -> SelfPlayResult:
         """``num_games`` games split over the actors, ``parallel`` at a time in each; actor

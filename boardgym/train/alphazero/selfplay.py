@@ -1,104 +1,155 @@
-"""Batched self-play: many games at once, the leaves of all their searches in one network call.
+"""Self-play, as the trainer sees it: one ``SelfPlay`` chosen once from the config.
 
-Each game in flight owns an ``MCTS`` tree (``boardgym.agents.mcts``, PUCT with Dirichlet noise
-at the root and the subtree of the chosen move kept for the next one). ``search_lockstep``
-runs one simulation step in every tree, gathers their leaves, evaluates them together and
-backs them up: the batch the network sees is ``games in flight x leaves_per_game``, which is
-what keeps a GPU busy. ``leaves_per_game`` > 1 takes several leaves per tree per step with
-virtual loss between them.
+``make_selfplay(config, game, ...)`` picks where the games are played (this process, worker
+processes, Ray actors); the search kind (``--search``: ``tree`` or ``batched``) picks the engine
+that plays them, through the one table of search kinds
+(``boardgym.agents.alphazero.searches``). Every engine plays with the same settings
+(``SelfPlaySettings``, the self-play options of ``Config``, declared here once), the same move
+schedule (``MoveSchedule``) and returns the same ``SelfPlayResult``: the replay rows of its
+finished games (``Rows``: planes for the player to move, search policy, legal mask, result),
+on the device it played on, and each game's record (its start and its moves), from which the
+positions replay under the scalar rules.
 
-Moves: the first ``random_opening_moves`` moves are uniformly random (every opening gets
-played and answered); up to ``temperature_moves`` moves are drawn in proportion to the visit
-counts, later the most visited move is played (AlphaZero's schedule). Every
-position is recorded with its visit distribution; when the game ends, each position gets the
-final result for the player who was to move there.
+The move schedule: the first ``random_opening_moves`` moves of a game are uniformly random
+legal moves (every opening gets played and answered; their positions are still recorded with
+the search's policy), up to ``temperature_moves`` moves are drawn in proportion to the search's
+policy, later moves are the search's own choice (the most visited; with Gumbel's root, whose
+searched move is always its choice, no move is drawn).
 """
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol
 
 import numpy as np
+import torch
 
-from boardgym.agents.leaf import Evaluator
-from boardgym.agents.mcts import MCTS
+from boardgym.agents.alphazero.network import AlphaZeroNet
+from boardgym.agents.alphazero.searches import SEARCHES, search_kind
+from boardgym.config import Options, option
 from boardgym.game import Game
-from boardgym.train.alphazero.config import Config
+from boardgym.train.alphazero.buffer import Rows
 from boardgym.types import BoardgymError
 
 
 @dataclass(frozen=True)
-class SelfPlaySettings:
-    """The search and move-choice parameters of self-play (see the module docstring). The
-    defaults are the trainer's, read from ``Config`` (the one place they are written);
-    ``from_config`` takes a run's."""
+class SelfPlaySettings(Options):
+    """The search and move-choice options of self-play (the module doc). ``Config`` extends
+    it, so each is declared once, here, and the trainer's settings are its config's
+    (``from_config`` keeps these fields alone, to send to worker processes and actors)."""
 
-    simulations: int = Config.simulations
-    c_puct: float = Config.c_puct
-    dirichlet_alpha: float | None = None
-    """Root noise: None for the game's default (``default_dirichlet_alpha``, what
-    ``--dirichlet-alpha 0`` asks for); 0 for no noise."""
-    dirichlet_fraction: float = Config.dirichlet_fraction
-    temperature_moves: int = Config.temperature_moves
-    random_opening_moves: int = Config.random_opening_moves
-    """The first moves of every game are uniformly random legal moves (their positions are still
-    recorded with the search's visit policy), so openings the network would never choose get
-    played and answered too."""
-    random_start_moves: int = Config.random_start_moves
-    """Every game starts from the position after a number of uniformly random moves, itself
-    drawn uniformly from 0 to this (0: from the initial position). These moves are not searched
-    and their positions are not recorded, so no result target is blurred by them: the network
-    learns middle- and end-game positions its own play would not reach. A drawn start that is
-    already over is drawn again."""
-    leaves_per_game: int = Config.leaves_per_game
-    max_moves: int = Config.max_moves
-    """Stop a game after this many moves and score it as the rules' returns say (0: no limit)."""
-    search: str = Config.search
-    """``tree``: a scalar ``MCTS`` tree per game (here); ``batched``: the games as tensors and one
-    batched search (``batched_selfplay``)."""
-    gumbel: bool = Config.gumbel
-    """With ``search="batched"``: Gumbel AlphaZero's root instead of PUCT with root noise."""
-    considered: int = Config.considered
-    """Actions Gumbel's root samples (Gumbel-top-k)."""
-    capture: bool = Config.capture
-    """With ``search="batched"`` on CUDA: each simulation replayed as a CUDA graph, the network
-    in float16 and channels_last (``BatchedMCTS(capture=)``, ``network.inference_copy``)."""
+    simulations: int = option(48, "PUCT simulations per self-play move", minimum=1)
+    search: str = option(
+        "tree",
+        "self-play search: tree (a Python MCTS tree per game, its network calls cached; best on CPUs) or batched "
+        "(every game as tensors on --device, one network call per simulation for all: for GPUs; games with batched "
+        "rules only; --workers N splits the games over N batched processes on --worker-device; --workers auto is one "
+        "batched process per CPU core, or 1 process when --device is CUDA)",
+        choices=tuple(SEARCHES),
+    )
+    gumbel: bool = option(
+        False, "with --search batched: Gumbel AlphaZero's root (sequential halving; good from 16-32 simulations)"
+    )
+    considered: int = option(16, "with --gumbel: root actions sampled (Gumbel-top-k)", minimum=1)
+    capture: bool = option(
+        True,
+        "with --search batched on CUDA: each simulation a CUDA graph and the network in float16 and channels_last "
+        "(false: every operation launched one by one, the float32 network under autocast)",
+    )
+    leaves_per_game: int = option(1, "leaves per game per network call (virtual loss when > 1)", minimum=1)
+    c_puct: float = option(1.5, "PUCT exploration constant", minimum=0)
+    dirichlet_alpha: float = option(
+        0.0, "root Dirichlet noise alpha in self-play (0: 10 / num_actions, at most 1)", minimum=0
+    )
+    dirichlet_fraction: float = option(0.25, "weight of the root noise (0: no noise)", minimum=0, maximum=1)
+    temperature_moves: int = option(
+        4, "moves drawn in proportion to visits at the start of a game; then greedy", minimum=0
+    )
+    random_opening_moves: int = option(
+        2, "uniformly random first moves of every self-play game (explores openings)", minimum=0
+    )
+    random_start_moves: int = option(
+        0,
+        "start every self-play game after k uniformly random moves, k drawn per game from 0 to N (those moves are "
+        "not searched or recorded): positions beyond the network's own openings",
+        minimum=0,
+    )
+    max_moves: int = option(0, "score a self-play game as a draw after this many moves (0: no limit)", minimum=0)
+
+    def check(self) -> None:
+        super().check()
+        search_kind(self.search, gumbel=self.gumbel)
 
     @classmethod
-    def from_config(cls, config: Config) -> SelfPlaySettings:
-        """The self-play settings of a run's config."""
-        return cls(
-            simulations=config.simulations,
-            c_puct=config.c_puct,
-            dirichlet_alpha=config.dirichlet_alpha or None,
-            dirichlet_fraction=config.dirichlet_fraction,
-            temperature_moves=config.temperature_moves,
-            random_opening_moves=config.random_opening_moves,
-            random_start_moves=config.random_start_moves,
-            leaves_per_game=config.leaves_per_game,
-            max_moves=config.max_moves,
-            search=config.search,
-            gumbel=config.gumbel,
-            considered=config.considered,
-            capture=config.capture,
-        )
+    def from_config(cls, config: SelfPlaySettings) -> SelfPlaySettings:
+        """The self-play settings of a run's config (these fields alone)."""
+        return cls(**{f.name: getattr(config, f.name) for f in fields(SelfPlaySettings)})
+
+    @property
+    def noise(self) -> tuple[float, float] | None:
+        """The root noise as ``(alpha, fraction)`` for a game (alpha 0: the game's default,
+        ``default_dirichlet_alpha``), or None without noise (fraction 0)."""
+        return (self.dirichlet_alpha, self.dirichlet_fraction) if self.dirichlet_fraction > 0 else None
+
+
+@dataclass(frozen=True)
+class MoveSchedule:
+    """How the move after a search is chosen, by the number of moves already played in the
+    game (the module doc). Works on an int, a numpy array or a tensor of move counts."""
+
+    random_opening_moves: int
+    temperature_moves: int
+
+    @classmethod
+    def of(cls, settings: SelfPlaySettings) -> MoveSchedule:
+        return cls(settings.random_opening_moves, 0 if settings.gumbel else settings.temperature_moves)
+
+    def random(self, moves: Any) -> Any:
+        """Whether the move is uniformly random among the legal ones."""
+        return moves < self.random_opening_moves
+
+    def drawn(self, moves: Any) -> Any:
+        """Whether the move is drawn in proportion to the search's policy (unless ``random``)."""
+        return moves < self.temperature_moves
+
+
+def alpha_for(game: Game, settings: SelfPlaySettings) -> float | None:
+    """The root noise's alpha for ``game`` under ``settings`` (None: no noise)."""
+    if settings.noise is None:
+        return None
+    return settings.dirichlet_alpha or default_dirichlet_alpha(game)
+
+
+def default_dirichlet_alpha(game: Game) -> float:
+    """About 10 / (typical number of legal moves), as AlphaZero's 0.3 for chess and 0.03 for Go."""
+    return float(min(1.0, max(0.03, 10.0 / game.num_actions)))
+
+
+GameRecord = tuple[Any, tuple[int, ...]]
+"""A finished self-play game: the scalar rules' state it started from and the moves played."""
 
 
 @dataclass
 class SelfPlayResult:
-    """The positions of the finished games and how fast they were played."""
+    """The finished games of a call and how fast they were played."""
 
-    positions: list[tuple[Any, np.ndarray, float]] = field(default_factory=list)
-    """``(state, visit policy, final result for the player to move)``."""
+    rows: Rows | None = None
+    """The replay rows of every position of the finished games (games in the order they ended,
+    each in move order), on the device the games were played on; None before any game ended."""
+    records: list[GameRecord] = field(default_factory=list)
+    """Each finished game's start and moves, in the same order."""
     games: int = 0
     moves: int = 0
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     """CPU time of the process(es) that played, added up: positions per CPU-second is the speed
     of one core, whatever else the machine was running."""
+    search_seconds: float = 0.0
+    """Wall time inside the searches (the network included); the rest of ``seconds`` is the
+    host's bookkeeping: choosing moves, recording them, collecting finished games."""
     network_calls: int = 0
     leaves: int = 0
     network_seconds: float = 0.0
@@ -110,111 +161,50 @@ class SelfPlayResult:
     def mean_batch(self) -> float:
         return self.leaves / self.network_calls if self.network_calls else 0.0
 
+    @property
+    def positions_count(self) -> int:
+        """Positions of the finished games (one replay row each, before symmetries)."""
+        return 0 if self.rows is None else int(self.rows.value.shape[0])
 
-def default_dirichlet_alpha(game: Game) -> float:
-    """About 10 / (typical number of legal moves), as AlphaZero's 0.3 for chess and 0.03 for Go."""
-    return float(min(1.0, max(0.03, 10.0 / game.num_actions)))
+    def positions(self, game: Game) -> list[tuple[Any, np.ndarray, float]]:
+        """``(state, search policy, final result for the player to move)`` of every position,
+        the states replayed from the records under the scalar rules (for the solver's labels
+        and for checks; the trainer reads ``rows``)."""
+        if self.rows is None:
+            return []
+        policies = self.rows.policy.float().cpu().numpy()
+        values = self.rows.value.float().cpu().tolist()
+        states = [state for start, actions in self.records for state in replay_record(game, start, actions)]
+        if len(states) != len(values):
+            raise BoardgymError(f"self-play records replay {len(states)} positions, but {len(values)} rows came back")
+        return list(zip(states, policies, values, strict=True))
 
-
-def make_tree(game: Game, evaluator: Evaluator, settings: SelfPlaySettings, rng: np.random.Generator) -> MCTS:
-    """The search tree of one game in flight."""
-    alpha = default_dirichlet_alpha(game) if settings.dirichlet_alpha is None else settings.dirichlet_alpha
-    return MCTS(
-        game,
-        evaluator,
-        simulations=settings.simulations,
-        c_puct=settings.c_puct,
-        dirichlet_alpha=alpha if alpha > 0 else None,
-        dirichlet_fraction=settings.dirichlet_fraction,
-        batch_size=max(1, settings.leaves_per_game),
-        rng=rng,
-    )
-
-
-def search_lockstep(
-    game: Game, trees: Sequence[MCTS], states: Sequence[Any], evaluator: Evaluator, simulations: int, leaves: int
-) -> tuple[int, int]:
-    """Run ``simulations`` simulations in each tree from its state, all trees in lock step;
-    returns ``(network calls, leaves evaluated)``."""
-    calls = evaluated = 0
-
-    def evaluate_round(batch: list[tuple[MCTS, list[Any]]]) -> None:
-        nonlocal calls, evaluated
-        flat = [leaf for _, tree_leaves in batch for leaf in tree_leaves]
-        if not flat:
-            return
-        priors, values = evaluator.evaluate(game, [leaf.state for leaf in flat])
-        calls += 1
-        evaluated += len(flat)
-        start = 0
-        for tree, tree_leaves in batch:
-            end = start + len(tree_leaves)
-            if tree_leaves:
-                tree.backup_leaves(tree_leaves, priors[start:end], values[start:end])
-            start = end
-
-    # Expand the roots that are new (not kept from the previous move) before counting simulations.
-    fresh = [(tree, state) for tree, state in zip(trees, states, strict=True) if not _has_root(tree, state)]
-    evaluate_round([(tree, tree.gather_leaves(state, 1)) for tree, state in fresh])
-    done = 0
-    while done < simulations:
-        k = min(leaves, simulations - done)
-        evaluate_round([(tree, tree.gather_leaves(state, k)) for tree, state in zip(trees, states, strict=True)])
-        done += k
-    return calls, evaluated
+    def add(self, other: SelfPlayResult) -> None:
+        """Append ``other``'s games to these (rows moved to this result's device)."""
+        if other.rows is not None:
+            self.rows = (
+                other.rows if self.rows is None else Rows.cat([self.rows, other.rows.to(self.rows.planes.device)])
+            )
+        self.records.extend(other.records)
+        self.outcomes.extend(other.outcomes)
+        self.games += other.games
+        self.moves += other.moves
+        self.network_calls += other.network_calls
+        self.leaves += other.leaves
+        self.network_seconds += other.network_seconds
+        self.search_seconds += other.search_seconds
+        self.cpu_seconds += other.cpu_seconds
 
 
-def play_selfplay_games(
-    game: Game,
-    evaluator: Evaluator,
-    num_games: int,
-    *,
-    parallel: int,
-    settings: SelfPlaySettings,
-    rng: np.random.Generator,
-) -> SelfPlayResult:
-    """Play ``num_games`` games of the network against itself, ``parallel`` at a time."""
-    result = SelfPlayResult()
-    started, cpu_started = time.perf_counter(), time.process_time()
-    slots: list[_GameInFlight] = []
-    begun = 0
-    while slots or begun < num_games:
-        while begun < num_games and len(slots) < parallel:
-            start = random_start(game, settings.random_start_moves, rng)
-            slots.append(_GameInFlight(start, make_tree(game, evaluator, settings, _child_rng(rng))))
-            begun += 1
-        trees = [slot.tree for slot in slots]
-        calls, leaves = search_lockstep(
-            game, trees, [slot.state for slot in slots], evaluator, settings.simulations, settings.leaves_per_game
-        )
-        result.network_calls += calls
-        result.leaves += leaves
-        still_playing = []
-        for slot in slots:
-            tree = slot.tree
-            root = tree.root
-            assert root is not None and root.state == slot.state
-            slot.history.append((slot.state, game.current_player(slot.state), tree.policy(root, 1.0)))
-            if slot.moves < settings.random_opening_moves:
-                action = root.actions[int(tree.rng.integers(len(root.actions)))]
-            else:
-                action = tree.choose(root, 1.0 if slot.moves < settings.temperature_moves else 0.0)
-            tree.advance(action)
-            slot.state = game.apply(slot.state, action)
-            slot.moves += 1
-            result.moves += 1
-            over = game.is_terminal(slot.state) or (settings.max_moves and slot.moves >= settings.max_moves)
-            if over:
-                returns = game.returns(slot.state) if game.is_terminal(slot.state) else (0.0,) * game.num_players
-                result.outcomes.append(tuple(returns))
-                result.positions.extend((state, policy, returns[player]) for state, player, policy in slot.history)
-                result.games += 1
-            else:
-                still_playing.append(slot)
-        slots = still_playing
-    result.seconds = time.perf_counter() - started
-    result.cpu_seconds = time.process_time() - cpu_started
-    return result
+def replay_record(game: Game, start: Any, actions: tuple[int, ...]) -> list[Any]:
+    """The states before each move of a record, checked move by move under the scalar rules."""
+    states, state = [], start
+    for action in actions:
+        if game.is_terminal(state) or not game.legal_mask(state)[action]:
+            raise BoardgymError(f"a self-play record plays {action} where {game.name}'s rules do not allow it")
+        states.append(state)
+        state = game.apply(state, action)
+    return states
 
 
 _START_DRAWS = 1000  # random starts drawn before ``most`` is deemed longer than random games last
@@ -242,18 +232,100 @@ def random_start(game: Game, most: int, rng: np.random.Generator) -> Any:
     )
 
 
-@dataclass
-class _GameInFlight:
-    state: Any
-    tree: MCTS
-    moves: int = 0
-    history: list[tuple[Any, int, np.ndarray]] = field(default_factory=list)
+# -- engines and where they run -----------------------------------------------------------------
+class Engine(Protocol):
+    """A search kind's self-play (``searches.SearchKind.engine``): ``TreeSelfPlay`` or
+    ``BatchedSelfPlay``. ``keep``: games still in flight when ``num_games`` have ended go on in
+    the next call (the batched engine; the tree engine plays its games to the end)."""
+
+    def __init__(self, game: Game) -> None: ...
+
+    def play(
+        self,
+        network: AlphaZeroNet,
+        num_games: int,
+        *,
+        parallel: int,
+        settings: SelfPlaySettings,
+        rng: np.random.Generator,
+        amp: bool = False,
+        timed: bool = False,
+        keep: bool = False,
+    ) -> SelfPlayResult: ...
 
 
-def _has_root(tree: MCTS, state: Any) -> bool:
-    root = tree.root
-    return root is not None and root.expanded and root.state == state
+def engine_for(game: Game, settings: SelfPlaySettings) -> Engine:
+    """The self-play engine of ``settings.search`` for ``game``."""
+    engine: Engine = search_kind(settings.search).selfplay_engine()(game)
+    return engine
 
 
-def _child_rng(rng: np.random.Generator) -> np.random.Generator:
-    return np.random.default_rng(rng.integers(2**63))
+class SelfPlay(Protocol):
+    """Where the trainer's self-play runs: ``play`` the iteration's games with the current
+    network, ``close`` at the end. ``step`` (the iteration) seeds processes and actors
+    (``SeedSequence([seed, step, w])``); ``rng`` is the trainer's, used in this process."""
+
+    def play(self, network: AlphaZeroNet, num_games: int, *, step: int, rng: np.random.Generator) -> SelfPlayResult: ...
+
+    def close(self) -> None: ...
+
+
+class LocalSelfPlay:
+    """Self-play in this process, with the engine of the settings' search. The batched
+    engine's games in flight go on from one call to the next (``keep``), so its batch stays
+    full; the tree engine plays each call's games to their end."""
+
+    def __init__(self, game: Game, settings: SelfPlaySettings, parallel: int, amp: bool = False) -> None:
+        self.settings = settings
+        self.parallel = parallel
+        self.amp = amp
+        self.engine = engine_for(game, settings)
+
+    def play(self, network: AlphaZeroNet, num_games: int, *, step: int, rng: np.random.Generator) -> SelfPlayResult:
+        return self.engine.play(
+            network, num_games, parallel=self.parallel, settings=self.settings, rng=rng, amp=self.amp, keep=True
+        )
+
+    def close(self) -> None:
+        pass
+
+
+def make_selfplay(config: Any, game: Game, device: torch.device, workers: int, amp: bool) -> SelfPlay:
+    """The trainer's self-play, chosen once from its config: Ray actors (``--backend ray``),
+    worker processes (``--workers`` > 1) or this process on ``device``."""
+    settings = SelfPlaySettings.from_config(config)
+    if config.backend == "ray":
+        from boardgym.train.alphazero.config import worker_device_name
+        from boardgym.train.alphazero.ray_actors import RaySelfPlayPool
+
+        return RaySelfPlayPool(
+            config.actors,
+            game,
+            settings=settings,
+            parallel=config.parallel_games,
+            seed=config.seed,
+            device=worker_device_name(config.worker_device),
+            amp=config.amp,
+            address=config.address,
+            num_cpus=max(config.actors, os.cpu_count() or 1),
+        )
+    if workers > 1:
+        from boardgym.train.alphazero.config import resolve_worker_device
+        from boardgym.train.alphazero.workers import SelfPlayPool
+
+        worker_device = resolve_worker_device(config.worker_device)
+        return SelfPlayPool(
+            workers,
+            game,
+            str(worker_device),
+            config.amp and worker_device.type == "cuda",
+            settings=settings,
+            parallel=config.parallel_games,
+            seed=config.seed,
+        )
+    return LocalSelfPlay(game, settings, config.parallel_games, amp=amp and device.type == "cuda")
+
+
+def timer() -> tuple[float, float]:
+    """``(wall, process CPU)`` now, for a result's ``seconds`` and ``cpu_seconds``."""
+    return time.perf_counter(), time.process_time()

@@ -1,7 +1,8 @@
-"""Self-play in several processes: one per CPU core where the tree search, which is Python,
-is the bottleneck. Each worker keeps its own copy of the network (sent as a state_dict at
-every round, so it plays with the latest weights) and runs the same batched lock-step
-self-play as the main process; the positions come back to the trainer's replay buffer.
+"""Self-play in several processes (``--workers N``): one per CPU core where the search, which
+is Python, is the bottleneck. Each worker keeps its own copy of the network (sent as a
+state_dict at every round, so it plays with the latest weights) and plays its share of the
+games with the engine of the settings' search (``selfplay.engine_for``), as the main process
+would; the replay rows and records come back to the trainer.
 
 Workers start with ``spawn`` (safe with CUDA and with torch's thread pools) and use one torch
 thread each; they are a ``boardgym.procs.WorkerPool``, so they end with the trainer however it
@@ -13,41 +14,51 @@ for a given number of workers.
 from __future__ import annotations
 
 import time
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet
-from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.procs import WorkerPool
-from boardgym.train.alphazero.batched_selfplay import play_batched_games
-from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, play_selfplay_games
-
-
-class SelfPlaySource(Protocol):
-    """Self-play outside the trainer's process: what the training loop calls each iteration
-    (``SelfPlayPool`` here, ``RaySelfPlayPool`` on Ray)."""
-
-    def play(
-        self, network: AlphaZeroNet, num_games: int, *, parallel: int, settings: SelfPlaySettings, seed: tuple[int, ...]
-    ) -> SelfPlayResult: ...
-
-    def close(self) -> None: ...
+from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, engine_for
 
 
 class SelfPlayPool:
-    """``workers`` processes playing self-play games with the weights they are given."""
+    """``workers`` processes playing self-play games with the weights they are given
+    (``selfplay.SelfPlay``); ``settings``, ``parallel`` (games at once in each) and ``seed``
+    are the run's."""
 
-    def __init__(self, workers: int, game: Game, device: str, amp: bool) -> None:
+    def __init__(
+        self,
+        workers: int,
+        game: Game,
+        device: str,
+        amp: bool,
+        *,
+        settings: SelfPlaySettings | None = None,
+        parallel: int = 64,
+        seed: int = 0,
+    ) -> None:
         self.workers = workers
         self.game = game
+        self.settings = SelfPlaySettings() if settings is None else settings
+        self.parallel, self.seed = parallel, seed
         self._setup = (game.name, game.params(), device, amp)
         self._pool = WorkerPool(workers, start_method="spawn", initializer=_init_worker)
 
     def play(
+        self, network: AlphaZeroNet, num_games: int, *, step: int, rng: np.random.Generator | None = None
+    ) -> SelfPlayResult:
+        """``num_games`` games split over the workers; worker ``w`` draws its randomness from
+        ``SeedSequence([seed, step, w])`` (``rng`` is not used)."""
+        return self.play_seeded(
+            network, num_games, parallel=self.parallel, settings=self.settings, seed=(self.seed, step)
+        )
+
+    def play_seeded(
         self, network: AlphaZeroNet, num_games: int, *, parallel: int, settings: SelfPlaySettings, seed: tuple[int, ...]
     ) -> SelfPlayResult:
         """``num_games`` games split over the workers, ``parallel`` at a time in each; worker
@@ -86,17 +97,10 @@ def split_games(num_games: int, workers: int) -> list[int]:
 
 
 def merge_results(parts: list[SelfPlayResult]) -> SelfPlayResult:
-    """The workers' results as one, in the order given (positions, outcomes and counts)."""
+    """The workers' results as one, in the order given (rows, records, outcomes and counts)."""
     merged = SelfPlayResult()
     for part in parts:
-        merged.positions.extend(part.positions)
-        merged.outcomes.extend(part.outcomes)
-        merged.games += part.games
-        merged.moves += part.moves
-        merged.network_calls += part.network_calls
-        merged.leaves += part.leaves
-        merged.network_seconds += part.network_seconds
-        merged.cpu_seconds += part.cpu_seconds
+        merged.add(part)
     return merged
 
 
@@ -117,10 +121,10 @@ def play_share(
     network.load_state_dict(weights)
     network.to(device).eval()
     rng = np.random.default_rng(np.random.SeedSequence(seed_words))
-    if settings.search == "batched":  # the worker's share as one batch of tensors on its device
-        return play_batched_games(game, network, num_games, parallel=parallel, settings=settings, rng=rng, amp=amp)
-    evaluator = NetworkEvaluator(network, device=device, amp=amp)
-    return play_selfplay_games(game, evaluator, num_games, parallel=parallel, settings=settings, rng=rng)
+    played = engine_for(game, settings).play(network, num_games, parallel=parallel, settings=settings, rng=rng, amp=amp)
+    if played.rows is not None:  # sent back through a pipe: on the CPU
+        played.rows = played.rows.to("cpu")
+    return played
 
 
 _WORKER_GAME: dict[tuple, Game] = {}

@@ -60,11 +60,11 @@ def test_batched_selfplay_records_whole_games(gumbel: bool) -> None:
     settings = SelfPlaySettings(simulations=8, search="batched", gumbel=gumbel)
     played = play_batched_games(game, network, 7, parallel=3, settings=settings, rng=np.random.default_rng(1))
     assert played.games == 7 and len(played.outcomes) == 7
-    assert len(played.positions) == played.moves
+    assert len(played.positions(game)) == played.moves
     assert played.network_calls > 0 and played.mean_batch <= 3
-    starts = [state for state, _, _ in played.positions if state == game.initial_state()]
+    starts = [state for state, _, _ in played.positions(game) if state == game.initial_state()]
     assert len(starts) == 7
-    for state, policy, result in played.positions:
+    for state, policy, result in played.positions(game):
         legal = game.legal_mask(state)
         assert policy.sum() == pytest.approx(1.0, abs=1e-5)
         assert not policy[~legal].any()
@@ -73,7 +73,7 @@ def test_batched_selfplay_records_whole_games(gumbel: bool) -> None:
     outcomes = [sum(o) for o in played.outcomes]
     assert outcomes == [0.0] * 7
     again = play_batched_games(game, network, 7, parallel=3, settings=settings, rng=np.random.default_rng(1))
-    assert [r for _, _, r in again.positions] == [r for _, _, r in played.positions]
+    assert [r for _, _, r in again.positions(game)] == [r for _, _, r in played.positions(game)]
 
 
 def test_batched_selfplay_keeps_max_moves_and_random_starts() -> None:
@@ -121,15 +121,15 @@ def test_continuous_selfplay_keeps_its_games_between_calls(monkeypatch: pytest.M
     calls.append(selfplay.play(network, 0, parallel=4, settings=settings, rng=rng))
     assert selfplay.in_flight == 0 and calls[-1].games == 4
     for call in calls:  # whole games, those begun in an earlier call with their first moves
-        games = replayed_games(game, call.positions)
+        games = replayed_games(game, call.positions(game))
         assert len(games) == call.games == len(call.outcomes)
         assert all(5 <= len(moves) <= 9 for moves in games)
-        assert sum(len(moves) for moves in games) == len(call.positions) == call.moves
+        assert sum(len(moves) for moves in games) == len(call.positions(game)) == call.moves
     assert sum(call.moves for call in calls) == sum(searched)  # no move lost between calls
     later = BatchedSelfPlay(game)  # the same seed gives the same games
     rng = np.random.default_rng(3)
     again = later.play(network, 5, parallel=4, settings=settings, rng=rng, keep=True)
-    assert [r for _, _, r in again.positions] == [r for _, _, r in calls[0].positions]
+    assert [r for _, _, r in again.positions(game)] == [r for _, _, r in calls[0].positions(game)]
 
 
 def test_a_capturing_search_is_kept_from_call_to_call_its_weights_copied_in(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -148,8 +148,8 @@ def test_a_capturing_search_is_kept_from_call_to_call_its_weights_copied_in(monk
     played = selfplay.play(second, 2, parallel=2, settings=settings, rng=np.random.default_rng(2))
     assert selfplay._search is kept and next(kept.evaluator.network.parameters()) is weights  # type: ignore[union-attr]
     fresh = BatchedSelfPlay(game).play(second, 2, parallel=2, settings=settings, rng=np.random.default_rng(2))
-    assert [r for _, _, r in played.positions] == [r for _, _, r in fresh.positions]
-    assert [p.tolist() for _, p, _ in played.positions] == [p.tolist() for _, p, _ in fresh.positions]
+    assert [r for _, _, r in played.positions(game)] == [r for _, _, r in fresh.positions(game)]
+    assert [p.tolist() for _, p, _ in played.positions(game)] == [p.tolist() for _, p, _ in fresh.positions(game)]
     assert played.network_calls == fresh.network_calls  # the kept evaluator's counts start again
     selfplay.play(
         second, 2, parallel=2, settings=dataclasses.replace(settings, simulations=5), rng=np.random.default_rng(2)
@@ -231,3 +231,45 @@ def test_batched_gumbel_selfplay_plays_tictactoe_perfectly(in_tmp: Path) -> None
     agent = AlphaZeroAgent(game, checkpoint=path, seed=0)
     summary = play_games(game, agent, "perfect", 200, seed=1)
     assert summary.losses == 0, str(summary)
+
+
+@pytest.mark.parametrize(
+    ("name", "params"), [("connect_four", {}), ("hex", {"size": 4, "swap": True}), ("quixo", {"size": 3})]
+)
+def test_rows_are_recorded_on_the_device_and_replay_under_the_scalar_rules(
+    name: str, params: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows (planes, policy, legal mask, result) written move by move on the device are what
+    the scalar rules say of the positions the records replay to, with no scalar state made during
+    play; the trajectories grow past their first length."""
+    import boardgym.train.alphazero.batched_selfplay as module
+
+    game = make_game(name, **params)
+    rules = module.rules_for(game, torch.device("cpu"))
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("self-play read a scalar state of the batch")
+
+    monkeypatch.setattr(type(rules), "to_scalar_states", refused)
+    monkeypatch.setattr(module, "_first_length", lambda settings: 2)  # grown at the third move
+    torch.manual_seed(0)
+    network = build_network(game, blocks=1, channels=8).eval()
+    settings = SelfPlaySettings(simulations=3, search="batched", max_moves=30, random_start_moves=2)
+    played = play_batched_games(game, network, 5, parallel=3, settings=settings, rng=np.random.default_rng(4))
+    assert played.rows is not None and played.games == 5 == len(played.records)
+    positions = played.positions(game)
+    assert len(positions) == played.moves == played.positions_count
+    planes, policy, legal, value = (column.numpy() for column in played.rows)
+    for index, (state, searched, result) in enumerate(positions):
+        np.testing.assert_array_equal(planes[index], game.observation(state, game.current_player(state)))
+        np.testing.assert_array_equal(legal[index], game.legal_mask(state))
+        assert searched.sum() == pytest.approx(1.0, abs=1e-5) and not searched[~legal[index]].any()
+        assert value[index] == result
+    first = 0
+    for (start, moves), outcome in zip(played.records, played.outcomes, strict=True):
+        state = start
+        for offset, action in enumerate(moves):
+            assert value[first + offset] == outcome[game.current_player(state)]
+            state = game.apply(state, action)
+        assert game.is_terminal(state) or len(moves) == 30
+        first += len(moves)

@@ -20,7 +20,7 @@ from boardgym.evaluate.match import play_games
 from boardgym.games import GAMES
 from boardgym.train import METHODS
 from boardgym.train.alphazero import Config, main, scheduled_rates, train
-from boardgym.train.alphazero.loop import _selfplay_pool
+from boardgym.train.alphazero.selfplay import make_selfplay
 from boardgym.train.alphazero.workers import SelfPlayPool
 from boardgym.types import BoardgymError
 
@@ -233,7 +233,7 @@ def test_worker_processes_run_the_network_on_the_worker_device(monkeypatch: pyte
     pools = []
     for worker_device, expected in (("cpu", ("cpu", False)), ("auto", ("cuda:0", True)), ("cuda", ("cuda:0", True))):
         config = Config(device="cuda", worker_device=worker_device, workers=2, progress=False)
-        pool = _selfplay_pool(config, 2, game)
+        pool = make_selfplay(config, game, torch.device("cpu"), 2, amp=True)
         pools.append(pool)
         assert isinstance(pool, SelfPlayPool) and pool._setup[2:] == expected, worker_device
     assert Config().worker_device == "cpu"

@@ -77,17 +77,18 @@ def same_positions(a: SelfPlayResult, b: SelfPlayResult) -> bool:
     return (
         a.games == b.games
         and a.outcomes == b.outcomes
-        and len(a.positions) == len(b.positions)
+        and a.records == b.records
+        and len(a.positions(GAME)) == len(b.positions(GAME))
         and all(
             sa == sb and np.array_equal(pa, pb) and va == vb
-            for (sa, pa, va), (sb, pb, vb) in zip(a.positions, b.positions, strict=True)
+            for (sa, pa, va), (sb, pb, vb) in zip(a.positions(GAME), b.positions(GAME), strict=True)
         )
     )
 
 
 def test_actors_play_the_games_the_split_and_seeds_say(pool, network) -> None:
     before = pool.reasked
-    played = pool.play(network, 5, parallel=4, settings=SETTINGS, seed=(3, 1))
+    played = pool.play_seeded(network, 5, parallel=4, settings=SETTINGS, seed=(3, 1))
     assert played.games == 5 and played.seconds > 0
     assert same_positions(played, expected(network, 5, 2, (3, 1)))
     assert pool.reasked == before
@@ -98,14 +99,14 @@ def test_an_actor_lost_mid_iteration_is_asked_again(pool, network, capsys) -> No
     before, said = pool.reasked, bool(pool._said)
     (pool.folder / "armed").touch()
     try:
-        played = pool.play(network, 4, parallel=2, settings=SETTINGS, seed=(5, 2))
+        played = pool.play_seeded(network, 4, parallel=2, settings=SETTINGS, seed=(5, 2))
     finally:
         (pool.folder / "armed").unlink()
     assert (pool.folder / "died").exists()
     assert pool.reasked > before
     assert same_positions(played, expected(network, 4, 2, (5, 2)))  # nothing lost, nothing twice
     assert capsys.readouterr().err.count("died mid-iteration") == (0 if said else 1)  # said, once
-    again = pool.play(network, 4, parallel=2, settings=SETTINGS, seed=(5, 3))  # the restarted actor goes on
+    again = pool.play_seeded(network, 4, parallel=2, settings=SETTINGS, seed=(5, 3))  # the restarted actor goes on
     assert same_positions(again, expected(network, 4, 2, (5, 3)))
 
 
@@ -113,7 +114,7 @@ def test_an_actor_killed_for_good_is_replaced(pool, network, ray_with_a_gpu, cap
     before, said = pool.reasked, bool(pool._said)
     lost = pool.actors[1]
     ray_with_a_gpu.kill(lost, no_restart=True)
-    played = pool.play(network, 4, parallel=2, settings=SETTINGS, seed=(1, 1))
+    played = pool.play_seeded(network, 4, parallel=2, settings=SETTINGS, seed=(1, 1))
     assert pool.reasked > before and pool.actors[1] is not lost
     assert capsys.readouterr().err.count("died mid-iteration") == (0 if said else 1)  # once in the pool's life
     assert same_positions(played, expected(network, 4, 2, (1, 1)))

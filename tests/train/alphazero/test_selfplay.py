@@ -13,14 +13,8 @@ from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.games import GAMES
 from boardgym.games.tictactoe import stones
 from boardgym.train.alphazero import Config
-from boardgym.train.alphazero.selfplay import (
-    SelfPlaySettings,
-    default_dirichlet_alpha,
-    make_tree,
-    play_selfplay_games,
-    random_start,
-    search_lockstep,
-)
+from boardgym.train.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha, random_start
+from boardgym.train.alphazero.tree_selfplay import make_tree, play_selfplay_games, search_lockstep
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -55,15 +49,17 @@ def test_selfplay_records_legal_policies_and_final_results(tiny_network) -> None
     settings = SelfPlaySettings(simulations=16, temperature_moves=9)
     result = play_selfplay_games(game, evaluator, 6, parallel=4, settings=settings, rng=np.random.default_rng(2))
     assert result.games == 6 and len(result.outcomes) == 6
-    assert len(result.positions) == result.moves
+    assert len(result.positions(game)) == result.moves
     assert 1 < result.mean_batch <= 4
-    for state, policy, value in result.positions:
+    for state, policy, value in result.positions(game):
         legal = game.legal_mask(state)
         assert policy[~legal].sum() == 0.0
         assert policy.sum() == pytest.approx(1.0)
         assert value in (-1.0, 0.0, 1.0)
     # Within a game the players alternate, so consecutive positions hold opposite results.
-    for (before, _, value_before), (after, _, value_after) in zip(result.positions, result.positions[1:], strict=False):
+    for (before, _, value_before), (after, _, value_after) in zip(
+        result.positions(game), result.positions(game)[1:], strict=False
+    ):
         if _stones(after) == _stones(before) + 1:
             assert value_after == -value_before
 
@@ -82,7 +78,7 @@ def test_selfplay_is_reproducible_from_its_seed(tiny_network) -> None:
         result = play_selfplay_games(
             game, NetworkEvaluator(network), 3, parallel=3, settings=settings, rng=np.random.default_rng(seed)
         )
-        return [state for state, _, _ in result.positions]
+        return [state for state, _, _ in result.positions(game)]
 
     assert moves(5) == moves(5)
 
@@ -94,8 +90,8 @@ def test_selfplay_runs_on_every_two_player_game(name: str, tiny_network) -> None
     result = play_selfplay_games(
         game, NetworkEvaluator(tiny_network(game)), 1, parallel=1, settings=settings, rng=np.random.default_rng(0)
     )
-    assert result.games == 1 and 0 < len(result.positions) <= 60
-    for state, policy, _ in result.positions:
+    assert result.games == 1 and 0 < len(result.positions(game)) <= 60
+    for state, policy, _ in result.positions(game):
         assert policy[~game.legal_mask(state)].sum() == 0.0
 
 
@@ -105,12 +101,12 @@ def test_random_openings_vary_the_first_move_of_greedy_self_play(tiny_network, m
 
     def second_positions(random_opening_moves: int) -> set:
         settings = SelfPlaySettings(
-            simulations=8, temperature_moves=0, dirichlet_alpha=0.0, random_opening_moves=random_opening_moves
+            simulations=8, temperature_moves=0, dirichlet_fraction=0.0, random_opening_moves=random_opening_moves
         )
         result = play_selfplay_games(
             game, NetworkEvaluator(network), 12, parallel=12, settings=settings, rng=np.random.default_rng(4)
         )
-        return {state for state, _, _ in result.positions if _stones(state) == 1}
+        return {state for state, _, _ in result.positions(game) if _stones(state) == 1}
 
     assert len(second_positions(0)) == 1  # greedy search without noise: one opening
     assert len(second_positions(1)) > 3
@@ -134,16 +130,16 @@ def test_random_starts_cover_every_depth_and_are_never_over() -> None:
 def test_selfplay_from_random_starts_records_only_searched_positions(tiny_network) -> None:
     game = make_game("tictactoe")
     network = tiny_network(game)
-    settings = SelfPlaySettings(simulations=4, temperature_moves=0, dirichlet_alpha=0.0, random_start_moves=6)
+    settings = SelfPlaySettings(simulations=4, temperature_moves=0, dirichlet_fraction=0.0, random_start_moves=6)
     result = play_selfplay_games(
         game, NetworkEvaluator(network), 30, parallel=10, settings=settings, rng=np.random.default_rng(2)
     )
     assert result.games == 30
     # each game records its start and every position after it: without random starts all 30
     # would record the empty board; here a start is empty one time in seven (0..6 moves)
-    empty = sum(1 for state, _, _ in result.positions if _stones(state) == 0)
+    empty = sum(1 for state, _, _ in result.positions(game) if _stones(state) == 0)
     assert 0 < empty < 15
-    assert result.moves == len(result.positions)  # the random moves are neither counted nor recorded
+    assert result.moves == len(result.positions(game))  # the random moves are neither counted nor recorded
 
 
 def test_settings_have_the_trainers_defaults_and_take_a_runs_config(tiny_network) -> None:
@@ -162,8 +158,8 @@ def test_settings_have_the_trainers_defaults_and_take_a_runs_config(tiny_network
     )
     settings = dataclasses.asdict(SelfPlaySettings.from_config(config))
     assert settings == {name: getattr(config, name) for name in settings}
-    game = make_game("connect_four")  # alpha None (--dirichlet-alpha 0): the game's own; 0: no noise
+    game = make_game("connect_four")  # alpha 0 (--dirichlet-alpha 0): the game's own; fraction 0: no noise
     evaluator = NetworkEvaluator(tiny_network(game))
     rng = np.random.default_rng(0)
     assert make_tree(game, evaluator, SelfPlaySettings(), rng).dirichlet_alpha == default_dirichlet_alpha(game)
-    assert make_tree(game, evaluator, SelfPlaySettings(dirichlet_alpha=0.0), rng).dirichlet_alpha is None
+    assert make_tree(game, evaluator, SelfPlaySettings(dirichlet_fraction=0.0), rng).dirichlet_alpha is None
