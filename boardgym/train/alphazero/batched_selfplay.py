@@ -112,6 +112,7 @@ class BatchedSelfPlay:
         self._moves = np.zeros(0, dtype=np.int64)  # each slot's moves so far, on the host
         self._starts: list[Any] = []  # each slot's start (the scalar rules' state), for its record
         self._trajectories: Trajectories | None = None
+        self._rows = torch.arange(0)  # 0 .. the games in flight, on their device
         self._search: BatchedMCTS | None = None  # kept from call to call where it captures
         self._key: Any = None
 
@@ -137,13 +138,13 @@ class BatchedSelfPlay:
         game = self.game
         device = next(network.parameters()).device
         rules = rules_for(game, device)
+        started, cpu_started = timer()
         search = self._search_for(rules, network, settings, amp, timed)
         evaluator = search.evaluator
         assert isinstance(evaluator, NetworkBatchEvaluator)
         schedule = MoveSchedule.of(settings)
-        result = SelfPlayResult()
+        result = SelfPlayResult(search_seconds=timer()[0] - started)  # the network's copy for the search
         ended_rows: list[Rows] = []
-        started, cpu_started = timer()
         self._to(device)
         begun = self.in_flight
         width = max(1, parallel if keep else min(parallel, num_games))
@@ -200,17 +201,20 @@ class BatchedSelfPlay:
         if int(moves.max()) >= length:
             trajectories = self._trajectories = trajectories.longer(2 * length)
         device = state.current_player.device
-        rows = torch.arange(len(moves), device=device)
-        at = torch.as_tensor(moves, device=device)
+        if len(self._rows) != len(moves) or self._rows.device != device:
+            self._rows = torch.arange(len(moves), device=device)
+        rows, at = self._rows, torch.as_tensor(moves, device=device)
         player = state.current_player
         actions = found.action
-        drawn, random = schedule.drawn(moves), schedule.random(moves)
-        if drawn.any():
-            actions = torch.where(torch.as_tensor(drawn, device=device), sample_actions(found.policy, rng), actions)
-        if random.any():
-            uniform = found.legal.to(found.policy.dtype)
-            picked = sample_actions(uniform / uniform.sum(1, keepdim=True), rng)
-            actions = torch.where(torch.as_tensor(random, device=device), picked, actions)
+        random = schedule.random(moves)
+        drawn = random | schedule.drawn(moves)
+        if drawn.any():  # one draw a game: from the policy, or uniformly where the move is random
+            policy = found.policy
+            if random.any():
+                uniform = found.legal.to(policy.dtype)
+                uniform = uniform / uniform.sum(1, keepdim=True)
+                policy = torch.where(torch.as_tensor(random, device=device).unsqueeze(1), uniform, policy)
+            actions = torch.where(torch.as_tensor(drawn, device=device), sample_actions(policy, rng), actions)
         trajectories.planes[rows, at] = rules.observation(state, player)
         trajectories.policy[rows, at] = found.policy.float()
         trajectories.legal[rows, at] = found.legal

@@ -148,8 +148,9 @@ class SelfPlayResult:
     """CPU time of the process(es) that played, added up: positions per CPU-second is the speed
     of one core, whatever else the machine was running."""
     search_seconds: float = 0.0
-    """Wall time inside the searches (the network included); the rest of ``seconds`` is the
-    host's bookkeeping: choosing moves, recording them, collecting finished games."""
+    """Wall time inside the searches (the network included) and making the network's
+    inference copy for them (once a call); the rest of ``seconds`` is the host's: choosing
+    moves, playing them under the rules, recording them, collecting finished games."""
     network_calls: int = 0
     leaves: int = 0
     network_seconds: float = 0.0

@@ -1,0 +1,93 @@
+"""The host's time a position of batched self-play outside the search and the network, with
+adding the positions to the replay buffer (symmetries included), for the checkout on
+PYTHONPATH. Run it on two checkouts in one command to compare them:
+
+    for tree in ../before .; do PYTHONPATH=$tree python benchmarks/selfplay_host_time.py; done
+
+It times ``BatchedSelfPlay.play(keep=True)`` rounds at the README's Connect Four settings (a
+3 x 48 network, 48 simulations, 48 games in flight, on the CPU), the time inside
+``BatchedMCTS.search`` and making the network's inference copy for it taken out, then the buffer's add of the round's positions: from replay
+rows where self-play hands those over, else from the scalar states it handed over before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+import boardgym
+from boardgym import make_game
+from boardgym.agents.alphazero.network import build_network
+from boardgym.agents.batched_search import BatchedMCTS
+from boardgym.train.alphazero import buffer as replay
+from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay
+from boardgym.train.alphazero.selfplay import SelfPlaySettings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="connect_four")
+    parser.add_argument("--blocks", type=int, default=3)
+    parser.add_argument("--channels", type=int, default=48)
+    parser.add_argument("--simulations", type=int, default=48)
+    parser.add_argument("--parallel", type=int, default=48)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    game = make_game(args.game)
+    torch.manual_seed(0)
+    network = build_network(game, blocks=args.blocks, channels=args.channels).eval()
+    settings = SelfPlaySettings(simulations=args.simulations, search="batched")
+    searching = [0.0]
+    _timed(BatchedMCTS, "search", searching)  # the search, the network inside it
+    _timed(BatchedSelfPlay, "_search_for", searching)  # and the network's inference copy it searches with
+    selfplay = BatchedSelfPlay(game)
+    rng = np.random.default_rng(0)
+    play = dict(parallel=args.parallel, settings=settings, rng=rng, keep=True)
+    selfplay.play(network, args.parallel // 2, **play)  # warm-up: games in flight of every age
+    rows = hasattr(replay, "Rows")
+    print(f"checkout {boardgym.__file__.rsplit('/boardgym/', 1)[0]} ({'replay rows' if rows else 'scalar states'})")
+    print("| round | positions | wall s | in the search s | host µs a position | of which the buffer's add |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for round_ in range(1, args.rounds + 1):
+        searching[0] = 0.0
+        started = time.perf_counter()
+        played = selfplay.play(network, args.parallel, **play)
+        wall = time.perf_counter() - started
+        buffer = replay.ReplayBuffer(20_000, game.observation_shape, game.num_actions, **_buffer_options(game, rows))
+        added = time.perf_counter()
+        if rows:
+            buffer.add_rows(played.rows)
+            count = played.positions_count
+        else:
+            buffer.add_positions(game, played.positions)
+            count = len(played.positions)
+        adding = time.perf_counter() - added
+        host = 1e6 * (wall - searching[0] + adding) / count
+        print(f"| {round_} | {count} | {wall:.2f} | {searching[0]:.2f} | {host:.1f} | {1e6 * adding / count:.1f} |")
+
+
+def _timed(owner: type, name: str, total: list[float]) -> None:
+    """``owner.name`` adding its wall time to ``total[0]``."""
+    method = getattr(owner, name)
+
+    def timed(*a: Any, **k: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return method(*a, **k)
+        finally:
+            total[0] += time.perf_counter() - started
+
+    setattr(owner, name, timed)
+
+
+def _buffer_options(game: Any, rows: bool) -> dict[str, Any]:
+    return {"symmetries": replay.symmetry_maps(game)} if rows else {}
+
+
+if __name__ == "__main__":
+    main()
