@@ -72,13 +72,14 @@ class SymmetryMaps:
         """The ``count`` images of each of ``n`` rows (first axis), consecutive, identity first:
         ``n * count`` rows on the rows' device, with no host synchronisation."""
         maps = self.on(planes.device)
-        n, k = planes.shape[0], maps.count
-        flat = planes.reshape(n, -1).index_select(1, maps.planes.reshape(-1))
+        (k, features), size = maps.planes.shape, maps.actions.shape[1]
+        n = planes.shape[0]
+        flat = planes.reshape(n, features).index_select(1, maps.planes.reshape(-1))
         actions = maps.actions.reshape(-1)
         return (
             flat.reshape(n * k, *planes.shape[1:]),
-            policy.index_select(1, actions).reshape(n * k, -1),
-            legal.index_select(1, actions).reshape(n * k, -1),
+            policy.index_select(1, actions).reshape(n * k, size),
+            legal.index_select(1, actions).reshape(n * k, size),
             value.reshape(n, 1).expand(n, k).reshape(n * k),
         )
 

@@ -152,6 +152,10 @@ def test_rows_concatenate_count_and_move() -> None:
     with pytest.raises(BoardgymError, match="at least one"):
         Rows.cat([])
     assert ReplayBuffer(4, (2, 3, 3), 9).add_rows(empty) == 0
+    game = make_game("tictactoe")  # none with symmetries: none of their images either
+    buffer = ReplayBuffer(4, game.observation_shape, game.num_actions, symmetries=symmetry_maps(game))
+    assert buffer.add_rows(Rows.empty(game.observation_shape, game.num_actions)) == 0
+    assert buffer.add_positions(game, []) == 0 and len(buffer) == 0
 
 
 def test_games_without_symmetries_store_one_copy() -> None:
