@@ -180,7 +180,7 @@ class ReplayBuffer:
         """``batch_size`` positions drawn with replacement, on the buffer's device."""
         if self.size == 0:
             raise BoardgymError("cannot sample from an empty replay buffer; play some self-play games first")
-        rows = torch.from_numpy(rng.integers(self.size, size=batch_size)).to(self.device)
+        rows = torch.from_numpy(rng.integers(self.size, size=batch_size)).to(self.device, non_blocking=True)
         return Rows(self.planes[rows], self.policy[rows], self.legal[rows], self.value[rows])
 
     def state_dict(self) -> dict[str, Any]:
