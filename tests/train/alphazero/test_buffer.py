@@ -240,3 +240,18 @@ def test_an_overridden_symmetries_is_kept() -> None:
     assert len(images) == 2
     maps = symmetry_maps(game)
     assert maps is not None and maps.count == 2 and maps.actions[1].tolist() == MirroredTicTacToe.MIRROR.tolist()
+
+
+def test_adding_and_sampling_read_no_tensor_back_to_the_host() -> None:
+    """On the meta device a tensor has no values, so any read (``item``, ``tolist``, a
+    comparison made into a bool) raises: adding and sampling work on it, as on a GPU without
+    waiting for it."""
+    game = make_game("connect_four")
+    buffer = ReplayBuffer(10, game.observation_shape, game.num_actions, device="meta", symmetries=symmetry_maps(game))
+    uniform = np.full(7, 1 / 7, dtype=np.float32)
+    rows = rows_from_positions(game, [(game.initial_state(), uniform, 0.0)] * 7).to("meta")
+    assert buffer.add_rows(rows) == 14 and len(buffer) == 10 and buffer.next == 0
+    batch = buffer.sample(4, np.random.default_rng(0))
+    assert batch.planes.device.type == "meta" and batch.planes.shape == (4, *game.observation_shape)
+    with pytest.raises(RuntimeError):
+        batch.value.tolist()  # what the test relies on
