@@ -10,13 +10,15 @@ probability image ``k`` puts on action ``b`` (identity first in both).
 ``symmetry_maps(game)`` reads the maps off the game's own ``symmetries``, once per process:
 
 - actions: the image of the policy ``0, 1, ..., A-1`` says where each action went;
-- planes: over a few hundred positions of seeded random play, each feature of each image is
-  matched with the identity's feature that holds the same value on every position (columns
-  compared by their bytes, so Hex 19x19's thousand features cost one dictionary each);
-- then, on a second independent set of positions, the maps must give exactly what the scalar
-  ``augment`` gives (planes, policy and legal mask) and the same action map everywhere. A game
-  whose symmetries are not index maps is refused with a ``BoardgymError``, never augmented
-  less than it declares.
+- planes: over a few hundred positions of seeded random play (more games until more games tell
+  no two features apart that were alike), each feature of each image is matched with the
+  identity's feature that holds the same value on every position (columns compared by their
+  bytes, so Hex 19x19's thousand features cost one dictionary each);
+- then, on the positions of further games, the maps must give exactly what the scalar
+  ``augment`` gives (planes, policy and legal mask) and the same action map everywhere; where
+  they do not, those positions join the derivation and it runs again (``PROBE_ROUNDS`` times).
+  A game whose symmetries are not index maps is refused with a ``BoardgymError``, never
+  augmented less than it declares.
 
 ``augment`` is the scalar path (one position, numpy), kept as the reference.
 """
