@@ -120,7 +120,7 @@ def restore(
                 f"with iteration {paired} (the run stopped between writing them); delete replay.pt to resume with "
                 "an empty buffer"
             )
-        buffer.load_state_dict(replay)
+        buffer.load_state_dict(replay, source=f"replay buffer {str(replay_path)!r}")
     return json.loads(payload["history"]), previous.eval()
 
 
