@@ -24,7 +24,7 @@ from boardgym import make_game
 from boardgym.agents.alphazero.network import build_network
 from boardgym.agents.batched_search import BatchedMCTS
 from boardgym.train.alphazero import buffer as replay
-from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay
+from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay, rules_for
 from boardgym.train.alphazero.selfplay import SelfPlaySettings
 
 
@@ -42,45 +42,65 @@ def main() -> None:
     torch.manual_seed(0)
     network = build_network(game, blocks=args.blocks, channels=args.channels).eval()
     settings = SelfPlaySettings(simulations=args.simulations, search="batched")
-    searching = [0.0]
-    _timed(BatchedMCTS, "search", searching)  # the search, the network inside it
+    searching, stepping = [0.0, 0.0], [0.0, 0.0]  # wall and CPU seconds
+    inside = [False]
+    _timed(BatchedMCTS, "search", searching, inside)  # the search, the network inside it
     _timed(BatchedSelfPlay, "_search_for", searching)  # and the network's inference copy it searches with
+    rules = rules_for(game, torch.device("cpu"))
+    _timed(type(rules), "step", stepping, skip=inside)  # the rules' step of the moves played (not the search's)
     selfplay = BatchedSelfPlay(game)
     rng = np.random.default_rng(0)
     play = dict(parallel=args.parallel, settings=settings, rng=rng, keep=True)
     selfplay.play(network, args.parallel // 2, **play)  # warm-up: games in flight of every age
     rows = hasattr(replay, "Rows")
     print(f"checkout {boardgym.__file__.rsplit('/boardgym/', 1)[0]} ({'replay rows' if rows else 'scalar states'})")
-    print("| round | positions | wall s | in the search s | host µs a position | of which the buffer's add |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| round | positions | wall s | in the search s | host µs a position | of which the buffer's add "
+        "| of which the rules' step | host CPU µs a position | without the rules' step |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for round_ in range(1, args.rounds + 1):
-        searching[0] = 0.0
-        started = time.perf_counter()
+        searching[:] = stepping[:] = [0.0, 0.0]
+        started, cpu = time.perf_counter(), time.process_time()
         played = selfplay.play(network, args.parallel, **play)
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         buffer = replay.ReplayBuffer(20_000, game.observation_shape, game.num_actions, **_buffer_options(game, rows))
-        added = time.perf_counter()
+        added, added_cpu = time.perf_counter(), time.process_time()
         if rows:
             buffer.add_rows(played.rows)
             count = played.positions_count
         else:
             buffer.add_positions(game, played.positions)
             count = len(played.positions)
-        adding = time.perf_counter() - added
+        adding, adding_cpu = time.perf_counter() - added, time.process_time() - added_cpu
         host = 1e6 * (wall - searching[0] + adding) / count
-        print(f"| {round_} | {count} | {wall:.2f} | {searching[0]:.2f} | {host:.1f} | {1e6 * adding / count:.1f} |")
+        host_cpu = 1e6 * (cpu - searching[1] + adding_cpu) / count
+        print(
+            f"| {round_} | {count} | {wall:.2f} | {searching[0]:.2f} | {host:.1f} | {1e6 * adding / count:.1f} "
+            f"| {1e6 * stepping[0] / count:.1f} | {host_cpu:.1f} | {host_cpu - 1e6 * stepping[1] / count:.1f} |"
+        )
 
 
-def _timed(owner: type, name: str, total: list[float]) -> None:
-    """``owner.name`` adding its wall time to ``total[0]``."""
+def _timed(
+    owner: type, name: str, total: list[float], inside: list[bool] | None = None, skip: list[bool] | None = None
+) -> None:
+    """``owner.name`` adding its wall and CPU time to ``total``, unless ``skip[0]``; ``inside[0]``
+    is true while it runs."""
     method = getattr(owner, name)
 
     def timed(*a: Any, **k: Any) -> Any:
-        started = time.perf_counter()
+        if skip is not None and skip[0]:
+            return method(*a, **k)
+        started, cpu = time.perf_counter(), time.process_time()
+        if inside is not None:
+            inside[0] = True
         try:
             return method(*a, **k)
         finally:
+            if inside is not None:
+                inside[0] = False
             total[0] += time.perf_counter() - started
+            total[1] += time.process_time() - cpu
 
     setattr(owner, name, timed)
 

@@ -32,7 +32,7 @@ import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet, inference_copy
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
-from boardgym.agents.batched_search import BatchedMCTS, SearchResult, sample_actions
+from boardgym.agents.batched_search import BatchedMCTS, SearchResult
 from boardgym.batch import batched
 from boardgym.batch.rows import cat_rows, put_rows, take_rows
 from boardgym.game import Game
@@ -47,33 +47,51 @@ from boardgym.train.alphazero.selfplay import (
 )
 
 
-class Trajectories(NamedTuple):
-    """The moves of every game in flight, on the device: row = slot, column = move number."""
+class MoveLog(NamedTuple):
+    """The moves of every game in flight, on the device, as a ring of ``L`` moves: row ``t % L``
+    holds move ``t`` (counted over every game of the engine) of every slot (column)."""
 
-    planes: torch.Tensor  # float32[B, T, *observation_shape], for the player to move
-    policy: torch.Tensor  # float32[B, T, A]
-    legal: torch.Tensor  # bool[B, T, A]
-    player: torch.Tensor  # int8[B, T]
-    action: torch.Tensor  # long[B, T]
+    planes: torch.Tensor  # float32[L, B, *observation_shape], for the player to move
+    policy: torch.Tensor  # float32[L, B, A]: the search's policy target
+    legal: torch.Tensor  # bool[L, B, A]
+    player: torch.Tensor  # int8[L, B]: the player to move
+    action: torch.Tensor  # long[L, B]: the move played
+    rewards: torch.Tensor  # float32[L, B, players]: the rewards the move brought (0 until a game ends)
 
     @classmethod
-    def empty(cls, game: Game, batch: int, length: int, device: torch.device) -> Trajectories:
-        shape, actions = (batch, length), game.num_actions
+    def empty(cls, game: Game, length: int, batch: int, device: torch.device) -> MoveLog:
+        shape, actions = (length, batch), game.num_actions
         return cls(
             torch.zeros(*shape, *game.observation_shape, device=device),
             torch.zeros(*shape, actions, device=device),
             torch.zeros(*shape, actions, dtype=torch.bool, device=device),
             torch.zeros(shape, dtype=torch.int8, device=device),
             torch.zeros(shape, dtype=torch.long, device=device),
+            torch.zeros(*shape, game.num_players, device=device),
         )
 
-    def longer(self, length: int) -> Trajectories:
-        """The same moves with room for ``length`` moves a game."""
+    @property
+    def length(self) -> int:
+        return int(self.action.shape[0])
+
+    def longer(self, length: int, moves: range) -> MoveLog:
+        """A ring of ``length`` moves holding ``moves`` (global move numbers) of this one."""
+        device = self.action.device
+        kept = torch.as_tensor(np.arange(moves.start, moves.stop), device=device)
         grown = []
         for value in self:
-            more = value.new_zeros(value.shape[0], length - value.shape[1], *value.shape[2:])
-            grown.append(torch.cat([value, more], 1))
-        return Trajectories(*grown)
+            bigger = value.new_zeros(length, *value.shape[1:])
+            bigger[kept % length] = value[kept % self.length]
+            grown.append(bigger)
+        return MoveLog(*grown)
+
+    def columns(self, columns: torch.Tensor) -> MoveLog:
+        """The slots ``columns`` (``long[C]``) of every move."""
+        return MoveLog(*(value.index_select(1, columns) for value in self))
+
+    def joined(self, more: MoveLog) -> MoveLog:
+        """These slots, then those of ``more`` (a ring of the same length)."""
+        return MoveLog(*(torch.cat((value, other), 1) for value, other in zip(self, more, strict=True)))
 
 
 def play_batched_games(
@@ -109,17 +127,21 @@ class BatchedSelfPlay:
     def __init__(self, game: Game) -> None:
         self.game = game
         self._state: Any = None
-        self._moves = np.zeros(0, dtype=np.int64)  # each slot's moves so far, on the host
+        self._log: MoveLog | None = None
+        self._move = 0  # the next move's number, counted over every game of this engine
+        self._first = np.zeros(0, dtype=np.int64)  # the number of each slot's first move
         self._starts: list[Any] = []  # each slot's start (the scalar rules' state), for its record
-        self._trajectories: Trajectories | None = None
-        self._rows = torch.arange(0)  # 0 .. the games in flight, on their device
+        self._ended: list[tuple[np.ndarray, np.ndarray, int]] = []  # (slots, first moves, last move)
+        self._ended_starts: list[Any] = []
+        self._oldest_ended = _NONE_ENDED  # the first move of the oldest of them
+        self._generators: dict[torch.device, torch.Generator] = {}  # the move draws', seeded from rng
         self._search: BatchedMCTS | None = None  # kept from call to call where it captures
         self._key: Any = None
 
     @property
     def in_flight(self) -> int:
         """Games begun and not over, kept for the next call."""
-        return len(self._moves)
+        return len(self._first)
 
     def play(
         self,
@@ -144,7 +166,7 @@ class BatchedSelfPlay:
         assert isinstance(evaluator, NetworkBatchEvaluator)
         schedule = MoveSchedule.of(settings)
         result = SelfPlayResult(search_seconds=timer()[0] - started)  # the network's copy for the search
-        ended_rows: list[Rows] = []
+        parts: list[Rows] = []
         self._to(device)
         begun = self.in_flight
         width = max(1, parallel if keep else min(parallel, num_games))
@@ -153,35 +175,44 @@ class BatchedSelfPlay:
             self._join(rules, count, settings, rng)
             begun += count
         sync = device.type == "cuda"  # so that search_seconds is the search's (the host waits right after anyway)
-        while self.in_flight and not (keep and result.games >= num_games):
+        ended_games = 0
+        while self.in_flight and not (keep and ended_games >= num_games):
             searched = timer()[0]
             found = search.search(self._state, rng)
             if sync:
                 torch.cuda.synchronize(device)
             result.search_seconds += timer()[0] - searched
-            actions = self._record(rules, found, schedule, rng)
+            row = self._room()
+            actions = self._record(row, rules, found, schedule, rng)
             self._state = state = rules.step(self._state, actions)
-            self._moves += 1
-            ended = state.terminated | state.truncated
-            over = ended.cpu().numpy()  # the one host read of a move
+            log = self._log
+            assert log is not None
+            log.rewards[row] = state.rewards
+            over = (state.terminated | state.truncated).cpu().numpy()  # the one host read of a move
             if settings.max_moves:
-                over = over | (self._moves >= settings.max_moves)
+                over = over | (self._move - self._first + 1 >= settings.max_moves)
             finished = np.flatnonzero(over)
+            self._move += 1
             if not len(finished):
                 continue
-            ended_rows.append(self._collect(finished, ended, result))
+            self._ended.append((finished, self._first[finished], self._move - 1))
+            self._oldest_ended = min(self._oldest_ended, int(self._first[finished].min()))
+            self._ended_starts += [self._starts[slot] for slot in finished.tolist()]
+            ended_games += len(finished)
             restart = finished if keep else finished[: max(0, num_games - begun)]
             begun += len(restart)
             if len(restart):
                 fresh, starts = _starts(rules, game, len(restart), settings, rng)
-                where = torch.as_tensor(restart, device=device)
-                self._state = put_rows(self._state, where, fresh)
-                self._moves[restart] = 0
-                for row, start in zip(restart.tolist(), starts, strict=True):
-                    self._starts[row] = start
-            if len(restart) < len(finished):
+                self._state = put_rows(self._state, torch.as_tensor(restart, device=device), fresh)
+                self._first[restart] = self._move
+                for slot, start in zip(restart.tolist(), starts, strict=True):
+                    self._starts[slot] = start
+            if len(restart) < len(finished):  # the batch shrinks: the ended games leave the log first
+                parts.append(self._collect(result))
                 self._keep(np.setdiff1d(np.arange(self.in_flight), finished[len(restart) :]))
-        result.rows = Rows.cat(ended_rows) if ended_rows else None
+        if self._ended:
+            parts.append(self._collect(result))
+        result.rows = Rows.cat(parts) if parts else None
         result.network_calls = evaluator.calls
         result.leaves = evaluator.positions
         result.network_seconds = evaluator.seconds
@@ -190,106 +221,115 @@ class BatchedSelfPlay:
         return result
 
     # -- the games in flight --------------------------------------------------------------------
+    def _room(self) -> int:
+        """The ring row of the next move, the ring grown first where it would overwrite a move of
+        a game in flight or of an ended game not yet collected."""
+        log = self._log
+        assert log is not None
+        oldest = min(int(self._first.min()), self._oldest_ended)
+        if self._move - oldest + 1 > log.length:
+            self._log = log = log.longer(2 * log.length, range(oldest, self._move))
+        return self._move % log.length
+
     def _record(
-        self, rules: Any, found: SearchResult, schedule: MoveSchedule, rng: np.random.Generator
+        self, row: int, rules: Any, found: SearchResult, schedule: MoveSchedule, rng: np.random.Generator
     ) -> torch.Tensor:
-        """Write this move of every game into the trajectories; returns the moves to play."""
-        state, moves = self._state, self._moves
-        trajectories = self._trajectories
-        assert trajectories is not None
-        length = trajectories.action.shape[1]
-        if int(moves.max()) >= length:
-            trajectories = self._trajectories = trajectories.longer(2 * length)
+        """Write this move of every game into row ``row`` of the log; returns the moves to play."""
+        state, log = self._state, self._log
+        assert log is not None
         device = state.current_player.device
-        if len(self._rows) != len(moves) or self._rows.device != device:
-            self._rows = torch.arange(len(moves), device=device)
-        rows, at = self._rows, torch.as_tensor(moves, device=device)
-        player = state.current_player
+        moves = self._move - self._first  # each game's moves so far
         actions = found.action
         random = schedule.random(moves)
         drawn = random | schedule.drawn(moves)
-        if drawn.any():  # one draw a game: from the policy, or uniformly where the move is random
-            policy = found.policy
+        if drawn.any():  # one draw a game: in proportion to the policy, or uniform over the legal moves
+            weights = found.policy
             if random.any():
-                uniform = found.legal.to(policy.dtype)
-                uniform = uniform / uniform.sum(1, keepdim=True)
-                policy = torch.where(torch.as_tensor(random, device=device).unsqueeze(1), uniform, policy)
-            actions = torch.where(torch.as_tensor(drawn, device=device), sample_actions(policy, rng), actions)
-        trajectories.planes[rows, at] = rules.observation(state, player)
-        trajectories.policy[rows, at] = found.policy.float()
-        trajectories.legal[rows, at] = found.legal
-        trajectories.player[rows, at] = player.to(torch.int8)
-        trajectories.action[rows, at] = actions
+                weights = torch.where(torch.as_tensor(random, device=device).unsqueeze(1), found.legal.float(), weights)
+            generator = self._generator(device)
+            generator.manual_seed(int(rng.integers(2**63)))
+            picked = torch.multinomial(weights, 1, generator=generator).squeeze(1)
+            actions = torch.where(torch.as_tensor(drawn, device=device), picked, actions)
+        log.planes[row] = rules.observation(state, state.current_player)
+        log.policy[row] = found.policy
+        log.legal[row] = found.legal
+        log.player[row] = state.current_player
+        log.action[row] = actions
         return actions
 
-    def _collect(self, finished: np.ndarray, ended: torch.Tensor, result: SelfPlayResult) -> Rows:
-        """The replay rows of the games ``finished`` (slots, ascending) and their records and
+    def _generator(self, device: torch.device) -> torch.Generator:
+        if device not in self._generators:
+            self._generators[device] = torch.Generator(device)
+        return self._generators[device]
+
+    def _collect(self, result: SelfPlayResult) -> Rows:
+        """The replay rows of the ended games not yet collected, with their records and
         outcomes: one gather on the device, one copy of their moves and results to the host."""
-        trajectories = self._trajectories
-        assert trajectories is not None
-        device = ended.device
-        lengths = self._moves[finished]
-        total = int(lengths.sum())
-        game_of = np.repeat(np.arange(len(finished)), lengths)
-        move_of = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        slot = torch.as_tensor(finished[game_of], device=device)
-        at = torch.as_tensor(move_of, device=device)
-        which = torch.as_tensor(finished, device=device)
-        returns = self._state.rewards.index_select(0, which).float()
-        returns = torch.where(ended.index_select(0, which).unsqueeze(1), returns, torch.zeros_like(returns))
-        player = trajectories.player[slot, at].long()
-        value = returns[torch.as_tensor(game_of, device=device), player]
-        rows = Rows(trajectories.planes[slot, at], trajectories.policy[slot, at], trajectories.legal[slot, at], value)
-        moves = trajectories.action[slot, at].cpu().numpy()
-        outcomes = returns.cpu().tolist()
-        for row, first, count, outcome in zip(
-            finished.tolist(), (np.cumsum(lengths) - lengths).tolist(), lengths.tolist(), outcomes, strict=True
+        log = self._log
+        assert log is not None
+        device = log.action.device
+        slots = np.concatenate([slots for slots, _, _ in self._ended])
+        first = np.concatenate([first for _, first, _ in self._ended])
+        last = np.concatenate([np.full(len(slots), end, dtype=np.int64) for slots, _, end in self._ended])
+        starts, self._ended, self._ended_starts = self._ended_starts, [], []
+        self._oldest_ended = _NONE_ENDED
+        lengths = last - first + 1
+        offsets = np.cumsum(lengths) - lengths
+        game_of = np.repeat(np.arange(len(slots)), lengths)
+        moves = first[game_of] + np.arange(int(lengths.sum())) - offsets[game_of]
+        at = torch.as_tensor(moves % log.length, device=device)
+        slot = torch.as_tensor(slots[game_of], device=device)
+        ends = torch.as_tensor(last % log.length, device=device)
+        outcomes = log.rewards[ends, torch.as_tensor(slots, device=device)]
+        player = log.player[at, slot].long()
+        value = outcomes[torch.as_tensor(game_of, device=device), player]
+        rows = Rows(log.planes[at, slot], log.policy[at, slot], log.legal[at, slot], value)
+        played = log.action[at, slot].cpu().numpy()
+        for start, offset, count, outcome in zip(
+            starts, offsets.tolist(), lengths.tolist(), outcomes.cpu().tolist(), strict=True
         ):
-            result.records.append((self._starts[row], tuple(moves[first : first + count].tolist())))
+            result.records.append((start, tuple(played[offset : offset + count].tolist())))
             result.outcomes.append(tuple(outcome))
-        result.games += len(finished)
-        result.moves += total
+        result.games += len(slots)
+        result.moves += len(moves)
         return rows
 
     def _join(self, rules: Any, count: int, settings: SelfPlaySettings, rng: np.random.Generator) -> None:
         """``count`` new games after the ones in flight."""
         fresh, starts = _starts(rules, self.game, count, settings, rng)
         device = rules.device
-        more = Trajectories.empty(self.game, count, _first_length(settings), device)
-        if self._trajectories is not None and self._trajectories.action.shape[1] > more.action.shape[1]:
-            more = more.longer(self._trajectories.action.shape[1])
-        elif self._trajectories is not None and self._trajectories.action.shape[1] < more.action.shape[1]:
-            self._trajectories = self._trajectories.longer(more.action.shape[1])
+        length = self._log.length if self._log is not None else _first_length(settings)
+        more = MoveLog.empty(self.game, length, count, device)
         if self.in_flight:
-            assert self._trajectories is not None
+            assert self._log is not None
             self._state = cat_rows(self._state, fresh)
-            self._trajectories = cat_rows(self._trajectories, more)
+            self._log = self._log.joined(more)
         else:
-            self._state, self._trajectories = fresh, more
-        self._moves = np.concatenate([self._moves, np.zeros(count, dtype=np.int64)])
+            self._state = fresh
+            self._log = more  # nothing ended is left to collect between calls
+        self._first = np.concatenate([self._first, np.full(count, self._move, dtype=np.int64)])
         self._starts += starts
 
-    def _keep(self, rows: np.ndarray) -> None:
-        """Only the games in ``rows`` go on (the batch shrinks)."""
-        self._moves = self._moves[rows]
-        self._starts = [self._starts[row] for row in rows.tolist()]
-        if not len(rows):
-            self._state = self._trajectories = None
+    def _keep(self, slots: np.ndarray) -> None:
+        """Only the games in ``slots`` go on (the batch shrinks; no ended game left to collect)."""
+        self._first = self._first[slots]
+        self._starts = [self._starts[slot] for slot in slots.tolist()]
+        if not len(slots):
+            self._state = self._log = None
             return
-        assert self._trajectories is not None
-        where = torch.as_tensor(rows, device=self._state.current_player.device)
+        assert self._log is not None
+        where = torch.as_tensor(slots, device=self._state.current_player.device)
         self._state = take_rows(self._state, where)
-        self._trajectories = take_rows(self._trajectories, where)
+        self._log = self._log.columns(where)
 
     def _to(self, device: torch.device) -> None:
         """The games in flight moved to ``device`` (the network moved since the last call)."""
         if self._state is None or self._state.current_player.device == device:
             return
-        self._state = self._state._replace(
-            **{name: value.to(device) for name, value in zip(self._state._fields, self._state, strict=True)}
-        )
-        assert self._trajectories is not None
-        self._trajectories = Trajectories(*(value.to(device) for value in self._trajectories))
+        fields = zip(self._state._fields, self._state, strict=True)
+        self._state = self._state._replace(**{name: value.to(device) for name, value in fields})
+        assert self._log is not None
+        self._log = MoveLog(*(value.to(device) for value in self._log))
 
     def _search_for(
         self, rules: Any, network: AlphaZeroNet, settings: SelfPlaySettings, amp: bool, timed: bool
@@ -326,6 +366,8 @@ class BatchedSelfPlay:
         return search
 
 
+_NONE_ENDED = 2**62  # no ended game waits to be collected
+
 CACHE = 1 << 16
 """Positions whose evaluations a CPU self-play call remembers (``BatchedMCTS(cache=)``):
 games that start alike reach the same positions, as the tree self-play's cache knows."""
@@ -344,8 +386,8 @@ def rules_for(game: Game, device: torch.device) -> Any:
 
 
 def _first_length(settings: SelfPlaySettings) -> int:
-    """Moves a game's trajectory has room for at first (it doubles when a game is longer)."""
-    return settings.max_moves if settings.max_moves else 32
+    """Moves the log holds at first (it doubles when it must hold more)."""
+    return 2 * settings.max_moves if settings.max_moves else 64
 
 
 def _starts(
