@@ -36,7 +36,7 @@ from boardgym.train.alphazero.checkpoints import (
     save_iteration,
 )
 from boardgym.train.alphazero.config import METHOD, Config, _check, resolve_workers, solved_plies
-from boardgym.train.alphazero.selfplay import SelfPlayResult, make_selfplay, random_start
+from boardgym.train.alphazero.selfplay import LocalSelfPlay, SelfPlayResult, make_selfplay, random_start
 from boardgym.train.alphazero.solved import SolverTargets, add_solved_positions, label_replay_rows, log_labels
 from boardgym.train.training_run import TrainingRun, run_main
 from boardgym.types import BoardgymError
@@ -163,6 +163,9 @@ def train(config: Config) -> Path:
                     "train/game_length": played.moves / max(played.games, 1),
                     "train/first_player_score": _first_player_score(played.outcomes),
                 }
+                if isinstance(selfplay, LocalSelfPlay) and positions:  # in this process: the host's share
+                    host = max(played.seconds - played.search_seconds, 0.0)
+                    scalars["perf/selfplay_host_us_per_position"] = 1e6 * host / positions
             run.log(scalars)
             if config.eval_every and (step % config.eval_every == 0 or last):
                 results = _measure(run, network, previous, opponents, config, seed=config.seed * 1_000_003 + step)
