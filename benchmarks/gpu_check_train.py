@@ -70,7 +70,7 @@ def trainer_flags(source: str, minutes: float, device: str, tiny: bool) -> list[
         rate = ["--lr", "0.0002"]
     else:
         search = ["--gumbel", "--simulations", "32"]
-        sizes = ["--games-per-iteration", "8192", "--train-steps", "400", "--buffer-size", "800000"]
+        sizes = ["--games-per-iteration", "8192", "--train-steps", "400", "--buffer-size", "600000"]
         rate = ["--lr", "0.002"]
     sizes += ["--parallel-games", "8192", "--batch-size", "1024", "--iterations", str(iterations)]
     sizes += ["--max-minutes", str(minutes), "--threads", "4"]
