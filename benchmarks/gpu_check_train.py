@@ -49,7 +49,8 @@ MATCH_GOAL = {"shipped": 0.55}
 # iteration, the trainer's default rate 2e-3 for a fresh network, falling to 0.
 ITERATION_SECONDS = {"shipped": 24.0, "random": 14.0}
 """The predicted length of one iteration on one H200 (not measured): sets --iterations, so that
-the cosine rate reaches 0 near --max-minutes."""
+the cosine rate nears 0 as the run ends, and --max-minutes, MINUTES less one iteration (the
+trainer runs the iteration that would end past it)."""
 
 
 def trainer_flags(source: str, minutes: float, device: str, tiny: bool) -> list[str]:
@@ -60,10 +61,12 @@ def trainer_flags(source: str, minutes: float, device: str, tiny: bool) -> list[
     if tiny:
         search = ["--gumbel", "--simulations", "4"] if source == "random" else ["--simulations", "8"]
         sizes = ["--games-per-iteration", "4", "--parallel-games", "4", "--train-steps", "2", "--batch-size", "32"]
-        sizes += ["--buffer-size", "10000", "--iterations", "2", "--max-minutes", str(minutes), "--threads", "2"]
+        sizes += ["--buffer-size", "10000", "--iterations", "2", "--max-minutes", str(minutes), "--threads", "1"]
         rate = ["--lr", "0.0002" if source == "shipped" else "0.002", "--lr-schedule", "cosine"]
         return common + network + search + sizes + rate + schedule
     iterations = max(2, round(60 * minutes / ITERATION_SECONDS[source]))
+    # the trainer stops after the iteration that would end past --max-minutes: one iteration less
+    stop = max(minutes / 2, minutes - ITERATION_SECONDS[source] / 60)
     if source == "shipped":
         search = ["--simulations", "200"]
         sizes = ["--games-per-iteration", "4096", "--train-steps", "200", "--buffer-size", "400000"]
@@ -73,7 +76,7 @@ def trainer_flags(source: str, minutes: float, device: str, tiny: bool) -> list[
         sizes = ["--games-per-iteration", "8192", "--train-steps", "400", "--buffer-size", "600000"]
         rate = ["--lr", "0.002"]
     sizes += ["--parallel-games", "8192", "--batch-size", "1024", "--iterations", str(iterations)]
-    sizes += ["--max-minutes", str(minutes), "--threads", "4"]
+    sizes += ["--max-minutes", f"{stop:.2f}", "--threads", "4"]
     return common + network + search + sizes + rate + ["--lr-schedule", "cosine"] + schedule
 
 
