@@ -234,10 +234,22 @@ def stage_selfplay(device: torch.device, tiny: bool, folder: Path, train_from: s
         for line in done.stdout.splitlines():
             cells = [cell.strip() for cell in line.split("|")]
             if line.startswith("  | ") and len(cells) > 7 and re.match(r"[\d,]+$", cells[2]):
-                found[cells[1]] = {"positions/s": float(cells[2].replace(",", "")), "GPU busy": cells[7]}
+                found[cells[1]] = {
+                    "positions/s": _number(cells[2]),
+                    "network calls/s": _number(cells[4]),
+                    "mean batch": _number(cells[5]),
+                    "GPU busy": cells[7],
+                }
         (folder / "selfplay_bench.txt").write_text("\n".join(log))
     (folder / "selfplay_bench.txt").write_text("\n".join(log))
     return found
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(cell.replace(",", ""))
+    except ValueError:
+        return None
 
 
 def _text(value: bytes | str | None) -> str:

@@ -266,11 +266,19 @@ def table_rows(folder: Path, selfplay: dict[str, Any] | None) -> list[str]:
     if found.get("network") is None:
         return lines + ["| train | no network was written (see train_run.log) | | | | |"]
     rate = trainer.get("positions/s")
-    bench = _bench_rate(selfplay, found["settings"])
-    ratio = f"{rate / bench[0]:.2f}x (goal >= 0.90x)" if rate and bench[0] else "n/a"
-    lines.append(
-        f"| train, self-play positions/s | the trainer's own (bench: {bench[1]}) | {_count(rate)} | {_count(bench[0])} | {ratio} | |"
-    )
+    bench, moves, note = _bench_rate(selfplay, found["settings"])
+    for what, other in (("positions/s", bench), ("searched moves/s, calls x batch / (sims + 1)", moves)):
+        ratio = f"{rate / other:.2f}x (goal >= 0.90x)" if rate and other else "n/a"
+        lines.append(
+            f"| train, self-play positions/s | the trainer's own over the bench's {what} ({note}) "
+            f"| {_count(rate)} | {_count(other)} | {ratio} | |"
+        )
+        note = (
+            "a short timed round after a warm-up counts the whole of the old games that end in it, these do not; "
+            "on CUDA every leaf is a call, a CPU's cache hits are not"
+        )
+        if moves is None:
+            break
     grade = found["grade"]
     if "rate" in grade:
         shown = f"{grade['rate']:.1%} ({grade['mistakes']}/{grade['positions']}; 95% {grade['low']:.1%}-{grade['high']:.1%})"
@@ -291,18 +299,23 @@ def table_rows(folder: Path, selfplay: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def _bench_rate(selfplay: dict[str, Any] | None, settings: dict[str, Any]) -> tuple[float | None, str]:
-    """The selfplay stage's rate at the trainer's settings, and what it is (or why there is none)."""
+def _bench_rate(selfplay: dict[str, Any] | None, settings: dict[str, Any]) -> tuple[float | None, float | None, str]:
+    """The selfplay stage's positions/s at the trainer's settings, the moves its searches made a
+    second (network calls/s x mean batch / (simulations + 1), where the bench printed them),
+    and what they are (or why there are none)."""
     if selfplay is None:
-        return None, "the selfplay stage did not run"
+        return None, None, "the selfplay stage did not run"
     bench = selfplay.get("settings")
-    rows = {key: value for key, value in selfplay.items() if isinstance(value, dict) and "positions/s" in value}
+    rows = [value for value in selfplay.values() if isinstance(value, dict) and "positions/s" in value]
     if bench is None or not rows:
-        return None, "no row at the trainer's settings (run the stages together)"
-    differ = [f"{key} {bench[key]} here, {value} trained" for key, value in settings.items() if bench.get(key) != value]
+        return None, None, "no bench row at the trainer's settings (run the stages together)"
+    differ = [f"{key} {bench[key]} there, {value} here" for key, value in settings.items() if bench.get(key) != value]
     note = "same search, simulations, games in flight, network" if not differ else "DIFFERENT: " + "; ".join(differ)
-    note += "; the trainer's schedule: 16 random start moves, training between iterations"
-    return next(iter(rows.values()))["positions/s"], note
+    note += "; the trainer: 16 random start moves, training between iterations"
+    row = rows[0]
+    calls, batch = row.get("network calls/s"), row.get("mean batch")
+    moves = calls * batch / (bench["simulations"] + 1) if calls and batch else None
+    return row["positions/s"], moves, note
 
 
 def _count(value: float | None) -> str:

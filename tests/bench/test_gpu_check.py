@@ -75,7 +75,10 @@ def test_the_train_stage_leaves_its_network_grade_match_and_events(tmp_path: Pat
     table = (tmp_path / "table.md").read_text()
     assert table in out
     assert "| train | tiny sizes (a CPU: the goals are the GPU run's) from the shipped network: trainer done" in table
-    assert "| train, self-play positions/s | the trainer's own (bench: the selfplay stage did not run) |" in table
+    assert (
+        "| train, self-play positions/s | the trainer's own over the bench's positions/s (the selfplay stage did not run) |"
+        in table
+    )
     assert f"| train, graded mistakes at 200 sims | final.pt | {found['grade']['rate']:.1%} (" in table
     assert "goal <= 3.0%" in table and "goal >= 55%" in table
     assert "| train, points vs the shipped network | same simulations both sides |" in table
@@ -89,7 +92,11 @@ def test_the_default_stages_measure_the_bench_as_the_trainer_plays(tmp_path: Pat
     selfplay = json.loads((tmp_path / "selfplay.json").read_text())
     assert selfplay["settings"] == json.loads((tmp_path / "train.json").read_text())["settings"]
     table = (tmp_path / "table.md").read_text()
-    assert "| train, self-play positions/s | the trainer's own (bench: same search, simulations" in table
+    assert (
+        "| train, self-play positions/s | the trainer's own over the bench's positions/s (same search, simulations"
+        in table
+    )
+    assert "| train, self-play positions/s | the trainer's own over the bench's searched moves/s" in table
     assert "| self-play | batched --gumbel: not run (the train stage's row only) |" in table
 
 
@@ -109,9 +116,10 @@ def test_the_table_says_when_the_bench_played_otherwise(benchmark_script: Callab
     train = benchmark_script("gpu_check_train")
     settings = train.trained_settings(train.trainer_flags("shipped", 6, "cuda", tiny=False))
     assert settings == train.bench_settings("shipped", tiny=False)
-    bench = {"settings": {**settings, "simulations": 100}, "batched --device cuda (100 sims)": {"positions/s": 10.0}}
-    rate, note = train._bench_rate(bench, settings)
-    assert rate == 10.0 and note.startswith("DIFFERENT: simulations 100 here, 200 trained")
+    row = {"positions/s": 10.0, "network calls/s": 5.0, "mean batch": 202.0}
+    bench = {"settings": {**settings, "simulations": 100}, "batched --device cuda (100 sims)": row}
+    rate, moves, note = train._bench_rate(bench, settings)
+    assert rate == 10.0 and moves == 10.0 and note.startswith("DIFFERENT: simulations 100 there, 200 here")
 
 
 def test_the_iterations_follow_the_minutes(benchmark_script: Callable[[str], ModuleType]) -> None:
