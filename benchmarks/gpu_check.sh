@@ -8,7 +8,7 @@
 #                                    [--minutes 6] [--from shipped|random]
 #
 # Stages: env rules network search selfplay train. The default, "env selfplay train", fits 9
-# minutes (540 s of deadlines, the table after them): env 10 s; selfplay 65 s, only the bench row
+# minutes (535 s of deadlines at MINUTES=6, then the table): env 10 s; selfplay 65 s, only the bench row
 # that plays as the trainer does (gpu_check_train.bench_settings); train MINUTES*60 + 100 s: the
 # trainer (--max-minutes MINUTES, 20 s for its start and last iteration), then the grade (CPU)
 # and the 200-game match (device) side by side (70 s), and 10 s for the rest. The speed stages
@@ -94,8 +94,9 @@ if [[ -n $TINY ]]; then  # a shared CPU starts python, torch and jax slowly: thr
 fi
 BUDGET=0
 for name in $STAGES; do BUDGET=$((BUDGET + LIMIT[$name])); done
+echo "gpu_check.sh: stages $STAGES, their deadlines $BUDGET s in all"
 if [[ -z $TINY && $BUDGET -gt 540 ]]; then
-  echo "gpu_check.sh: the stages' deadlines add up to $BUDGET s, past the 9 minutes (540 s) of the default run"
+  echo "gpu_check.sh: that is past the 9 minutes (540 s) of the default run"
 fi
 SAMPLER=""
 if [[ $DEVICE == cuda* ]] && command -v nvidia-smi >/dev/null; then
