@@ -10,7 +10,8 @@
 # Stages: env rules network search selfplay train. The default, "env selfplay train", fits 9
 # minutes (535 s of deadlines at MINUTES=6, then the table): env 10 s; selfplay 65 s, only the bench row
 # that plays as the trainer does (gpu_check_train.bench_settings); train MINUTES*60 + 100 s: the
-# trainer (--max-minutes MINUTES, 20 s for its start and last iteration), then the grade (CPU)
+# trainer, MINUTES*60 + 20 s (--max-minutes is MINUTES less one predicted iteration, since the
+# trainer runs the iteration that would end past it; 20 s for its start), then the grade (CPU)
 # and the 200-game match (device) side by side (70 s), and 10 s for the rest. The speed stages
 # alone, --stages "env rules network search selfplay", fit 9 minutes too (env 30, rules 110,
 # network 100, search 100, selfplay 180 s: all four self-play rows). Any other list that adds up
@@ -19,7 +20,7 @@
 # DIR receives each stage's log (<stage>.log), its figures (<stage>.json), the self-play bench's
 # own output (selfplay_bench.txt), the GPU's load sampled through the run (gpu_load.csv, where
 # nvidia-smi is there) and the table (table.md, printed last). The train stage adds final.pt
-# (the trained network), events/ (its TensorBoard events), grade.txt and grade.md, match.txt and
+# (the trained network), events/<run>/ (its TensorBoard events), grade.txt and grade.md, match.txt and
 # match.md, train_run.log (the trainer's output) and runs/ (the run folders: the trainer's, with
 # its replay file, the grade's and the match's). --from random: the same from random weights.
 # Nothing is installed: the script runs this checkout (PYTHONPATH) with the Python of PYTHON,

@@ -6,7 +6,7 @@ network, every step a command of the command line under its own deadline.
 
 1. ``boardgym train alphazero`` (``trainer_flags``), the run folder under ``DIR/runs``; its
    ``final.pt`` is copied to ``DIR/final.pt`` (the last iteration's ``checkpoint.pt`` where the
-   trainer was stopped at its deadline) and its TensorBoard events to ``DIR/events/``;
+   trainer was stopped at its deadline) and its TensorBoard events to ``DIR/events/<run>/``;
 2. then, side by side (the grade on the CPU, the match on the device):
    ``boardgym grade connect_four`` at 200 simulations, as the shipped network was graded
    (``alphazero:...,simulations=200,batch=8,symmetries=true`` on the CPU), output in
@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -126,46 +127,51 @@ def run_stage(folder: Path, device: str, tiny: bool, minutes: float, source: str
     (folder / "train.json").write_text(json.dumps(found, indent=1))  # the trainer's figures, whatever follows
     if found["network"] is None:
         return found
-    grade, match = commands(folder, device, tiny)
+    grade, match = commands(folder, name, device, tiny)
     found["grade command"] = " ".join(grade[3:])
     found["match command"] = " ".join(match[3:])
     deadline = 120 if tiny else 70
-    steps = {
-        "grade": subprocess.Popen(grade, stdout=(folder / "grade.txt").open("w"), stderr=subprocess.STDOUT),
-        "match": subprocess.Popen(match, stdout=(folder / "match.txt").open("w"), stderr=subprocess.STDOUT),
-    }
-    ends = time.perf_counter() + deadline
-    for step, process in steps.items():
-        try:
-            code = process.wait(timeout=max(1.0, ends - time.perf_counter()))
-            ended = "done" if code == 0 else f"failed with exit code {code} (see {step}.txt)"
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            ended = f"stopped at its deadline of {deadline} s"
-        found[step] = {"ended": ended}
-    found["grade"] |= _grade(runs / "connect_four" / "grade" / "train-grade" / "grade.json")
-    found["match"] |= _match(runs / "connect_four" / "evaluate" / "train-match" / "summary.json")
-    for step, kept_file in (("grade", "grade.md"), ("match", "report.md")):
-        source_file = runs / "connect_four" / ("grade" if step == "grade" else "evaluate") / f"train-{step}" / kept_file
-        if source_file.is_file():
-            shutil.copyfile(source_file, folder / f"{step}.md")
+    with ExitStack() as logs:
+        steps = {
+            step: subprocess.Popen(
+                command, stdout=logs.enter_context((folder / f"{step}.txt").open("w")), stderr=subprocess.STDOUT
+            )
+            for step, command in (("grade", grade), ("match", match))
+        }
+        ends = time.perf_counter() + deadline
+        for step, process in steps.items():
+            try:
+                code = process.wait(timeout=max(1.0, ends - time.perf_counter()))
+                ended = "done" if code == 0 else f"failed with exit code {code} (see {step}.txt)"
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                ended = f"stopped at its deadline of {deadline} s"
+            found[step] = {"ended": ended}
+    graded = runs / "connect_four" / "grade" / f"{name}-grade"
+    played = runs / "connect_four" / "evaluate" / f"{name}-match"
+    found["grade"] |= _grade(graded / "grade.json")
+    found["match"] |= _match(played / "summary.json")
+    for kept, copy in ((graded / "grade.md", "grade.md"), (played / "report.md", "match.md")):
+        if kept.is_file():
+            shutil.copyfile(kept, folder / copy)
     (folder / "train.json").write_text(json.dumps(found, indent=1))
     return found
 
 
-def commands(folder: Path, device: str, tiny: bool) -> tuple[list[str], list[str]]:
-    """The grade and the match of ``DIR/final.pt`` (tiny: a few positions, a short match)."""
+def commands(folder: Path, name: str, device: str, tiny: bool) -> tuple[list[str], list[str]]:
+    """The grade and the match of ``DIR/final.pt`` (tiny: a few positions, a short match), their
+    run folders named after the training run's ``name``."""
     cli = [sys.executable, "-m", "boardgym.cli"]
     network = folder / "final.pt"
-    grade = [*cli, "grade", "connect_four", "--root", str(folder / "runs"), "--run-name", "train-grade"]
+    grade = [*cli, "grade", "connect_four", "--root", str(folder / "runs"), "--run-name", f"{name}-grade"]
     grade += ["--agent", f"alphazero:checkpoint={network},simulations=200,batch=8,symmetries=true,device=cpu"]
     if tiny:
         grade += ["--positions", str(_few_positions(folder))]
     simulations = 8 if tiny else 200
     games = 4 if tiny else 200
     both = f"simulations={simulations},search=batched,device={device}"
-    match = [*cli, "evaluate", "connect_four", "--root", str(folder / "runs"), "--run-name", "train-match"]
+    match = [*cli, "evaluate", "connect_four", "--root", str(folder / "runs"), "--run-name", f"{name}-match"]
     match += ["--agents", f"alphazero:checkpoint={network},{both}", f"alphazero:pretrained=true,{both}"]
     match += ["--games", str(games), "--batch-games", str(games), "--workers", "1", "--no-plots"]
     return grade, match
@@ -198,9 +204,9 @@ def trainer_rate(run: Path) -> dict[str, Any]:
 
 def _keep(run: Path, folder: Path) -> str | None:
     """``final.pt`` (else the last iteration's ``checkpoint.pt``) copied to ``DIR/final.pt``, and
-    the events to ``DIR/events/``; which network it is, or None when there is none."""
-    events = folder / "events"
-    events.mkdir(exist_ok=True)
+    the events to ``DIR/events/<run>/``; which network it is, or None when there is none."""
+    events = folder / "events" / run.name  # a folder a run: tensorboard --logdir DIR/events
+    events.mkdir(parents=True, exist_ok=True)
     for path in run.glob("events.out.tfevents.*"):
         shutil.copyfile(path, events / path.name)
     for name, what in (("final.pt", "final.pt"), ("checkpoint.pt", "checkpoint.pt: the trainer did not end")):

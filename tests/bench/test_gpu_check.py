@@ -64,7 +64,7 @@ def test_the_train_stage_leaves_its_network_grade_match_and_events(tmp_path: Pat
     found = json.loads((tmp_path / "train.json").read_text())
     assert found["trainer"]["ended"] == "done" and found["trainer"]["iterations"] == 2
     assert found["network"] == "final.pt" and (tmp_path / "final.pt").stat().st_size > 100_000
-    assert list((tmp_path / "events").glob("events.out.tfevents.*"))
+    assert list((tmp_path / "events").glob("train-shipped-*/events.out.tfevents.*"))
     assert found["grade"]["ended"] == "done" and found["grade"]["positions"] == 11
     assert "simulations=200,batch=8,symmetries=true" in found["grade command"]
     assert (tmp_path / "grade.md").is_file() and "mistakes" in (tmp_path / "grade.txt").read_text()
