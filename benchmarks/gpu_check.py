@@ -7,6 +7,8 @@ its figures as JSON into the folder it is given, and ``table`` prints them as on
     python benchmarks/gpu_check.py selfplay DIR [--device cuda] [--tiny]  # bench selfplay beside pgx + mctx
     python benchmarks/gpu_check.py table DIR                               # the table of what was measured
 
+(The train stage is ``benchmarks/gpu_check_train.py``; its rows join the table.)
+
 Sizes (``--tiny``: small enough for a CPU test): rules at B=4,096 and 65,536 (64, 256);
 Connect Four's shipped 5x64 network at the self-play batch 8,192 (64, a random 1x8); one PUCT
 search of 200 simulations over 8,192 games after 4 moves (8 simulations, 8 games); self-play
@@ -28,6 +30,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from gpu_check_train import table_rows as train_rows
 
 from boardgym.agents.alphazero.agent import load_network
 from boardgym.agents.alphazero.network import AlphaZeroNet, build_network, folded_for_inference, inference_copy
@@ -187,20 +190,36 @@ def stage_search(device: torch.device, tiny: bool) -> dict[str, Any]:
 
 SELFPLAY_SECONDS = {"batched": 55, "gumbel": 35, "mctx": 45, "mctx_gumbel": 35}
 """Each self-play row's own deadline (a row past it is written down as stopped; the others run)."""
+TRAIN_ROW_SECONDS = 58
+"""The deadline of the one row run beside the train stage (its warm-up: half a batch of games)."""
 
 
-def stage_selfplay(device: torch.device, tiny: bool, folder: Path) -> dict[str, Any]:
+def stage_selfplay(device: torch.device, tiny: bool, folder: Path, train_from: str | None = None) -> dict[str, Any]:
     """``boardgym bench selfplay``, one run per row under its own deadline (our PUCT and Gumbel
-    rows, then pgx + mctx's), each run's table parsed."""
+    rows, then pgx + mctx's), each run's table parsed. ``train_from`` (the train stage runs
+    too): only the row that plays as that stage's trainer (``gpu_check_train.bench_settings``:
+    its search, simulations, games in flight and network), a quarter of a batch a timed round."""
     size = sizes(tiny)
     network = ["--blocks", "1", "--channels", "8"] if tiny else ["--pretrained"]
+    deadlines = dict(SELFPLAY_SECONDS)
+    simulations = {"batched": size["sims"], "gumbel": size["gsims"]}
+    games, per_round = size["games"], max(2, size["games"] // 2)
     found: dict[str, Any] = {}
+    if train_from is not None:
+        from gpu_check_train import bench_settings
+
+        wanted = bench_settings(train_from, tiny)
+        found["settings"] = wanted
+        deadlines = {wanted["source"]: TRAIN_ROW_SECONDS}
+        simulations[wanted["source"]] = wanted["simulations"]
+        games, per_round = wanted["games in flight"], max(2, wanted["games in flight"] // 4)
+        network = ["--pretrained"] if wanted["network"].endswith("shipped") else ["--blocks", "5", "--channels", "64"]
     log = []
-    for source, seconds in SELFPLAY_SECONDS.items():
+    for source, seconds in deadlines.items():
         command = [sys.executable, "-m", "boardgym.cli", "bench", "selfplay", "--games", "connect_four"]
         command += ["--sources", source, "--device", str(device.type)]
-        command += ["--simulations", str(size["sims"]), "--gumbel-simulations", str(size["gsims"])]
-        command += ["--games-per-round", str(max(2, size["games"] // 2)), "--batch-games", str(size["games"])]
+        command += ["--simulations", str(simulations["batched"]), "--gumbel-simulations", str(simulations["gumbel"])]
+        command += ["--games-per-round", str(per_round), "--batch-games", str(games)]
         command += ["--rounds", "1", "--train-steps", "1", "--threads", "4", *network]
         log.append("$ " + " ".join(command[1:]))
         try:
@@ -215,10 +234,22 @@ def stage_selfplay(device: torch.device, tiny: bool, folder: Path) -> dict[str, 
         for line in done.stdout.splitlines():
             cells = [cell.strip() for cell in line.split("|")]
             if line.startswith("  | ") and len(cells) > 7 and re.match(r"[\d,]+$", cells[2]):
-                found[cells[1]] = {"positions/s": float(cells[2].replace(",", "")), "GPU busy": cells[7]}
+                found[cells[1]] = {
+                    "positions/s": _number(cells[2]),
+                    "network calls/s": _number(cells[4]),
+                    "mean batch": _number(cells[5]),
+                    "GPU busy": cells[7],
+                }
         (folder / "selfplay_bench.txt").write_text("\n".join(log))
     (folder / "selfplay_bench.txt").write_text("\n".join(log))
     return found
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(cell.replace(",", ""))
+    except ValueError:
+        return None
 
 
 def _text(value: bytes | str | None) -> str:
@@ -276,7 +307,8 @@ def table(folder: Path) -> str:
             mine = next(((k, v) for k, v in rows_.items() if k.startswith(ours)), None)
             theirs = next(((k, v) for k, v in rows_.items() if peer in k), None)
             if mine is None:
-                why = selfplay.get(source, "not measured (see selfplay_bench.txt)")
+                alone = "not run (the train stage's row only)" if "settings" in selfplay else None
+                why = selfplay.get(source, alone or "not measured (see selfplay_bench.txt)")
                 lines.append(f"| self-play | {ours}: {why} | | | | |")
                 continue
             speed = mine[1]["positions/s"]
@@ -285,6 +317,7 @@ def table(folder: Path) -> str:
             lines.append(
                 f"| self-play, positions/s | {mine[0]} | {_short(speed)} | {_short(other)} | {ratio} | {mine[1]['GPU busy']} |"
             )
+    lines += train_rows(folder, selfplay)
     return "\n".join(lines)
 
 
@@ -315,6 +348,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--tiny", action="store_true")
+    parser.add_argument("--train-from", choices=("shipped", "random"), help="selfplay: the train stage's row only")
     args = parser.parse_args(argv)
     args.folder.mkdir(parents=True, exist_ok=True)
     if args.stage == "table":
@@ -323,7 +357,7 @@ def main(argv: list[str]) -> int:
     device = batched("tictactoe", device=args.device).device
     torch.set_num_threads(min(4, os.cpu_count() or 1))
     if args.stage == "selfplay":
-        found = stage_selfplay(device, args.tiny, args.folder)
+        found = stage_selfplay(device, args.tiny, args.folder, args.train_from)
     else:
         found = {"rules": stage_rules, "network": stage_network, "search": stage_search}[args.stage](device, args.tiny)
     (args.folder / f"{args.stage}.json").write_text(json.dumps(found, indent=1))
