@@ -239,6 +239,7 @@ def stage_selfplay(device: torch.device, tiny: bool, folder: Path, train_from: s
                     "network calls/s": _number(cells[4]),
                     "mean batch": _number(cells[5]),
                     "GPU busy": cells[7],
+                    "host µs a position": _number(cells[8]) if len(cells) > 9 else None,
                 }
         (folder / "selfplay_bench.txt").write_text("\n".join(log))
     (folder / "selfplay_bench.txt").write_text("\n".join(log))
@@ -317,6 +318,9 @@ def table(folder: Path) -> str:
             lines.append(
                 f"| self-play, positions/s | {mine[0]} | {_short(speed)} | {_short(other)} | {ratio} | {mine[1]['GPU busy']} |"
             )
+            host = mine[1].get("host µs a position")
+            if host is not None:
+                lines.append(f"| self-play, host µs a position | {mine[0]} | {host:.1f} | | | |")
     lines += train_rows(folder, selfplay)
     return "\n".join(lines)
 

@@ -274,10 +274,12 @@ def _selfplay_speeds(
                     played = _play(pool, game, network, batched, args.games_per_round, seed)
                 else:
                     played = _play(pool, game, network, settings, args.games_per_round, seed)
-                speed = played.positions_count / max(played.seconds, 1e-9)
+                # positions searched in the round (with the batched rows' games kept from round to
+                # round, the games that end in a round began in earlier ones)
+                speed = played.searched / max(played.seconds, 1e-9)
                 if round_ > 0 and speed > best[source]:
                     best[source] = speed
-                    per_cpu[source] = max(per_cpu[source], played.positions_count / max(played.cpu_seconds, 1e-9))
+                    per_cpu[source] = max(per_cpu[source], played.searched / max(played.cpu_seconds, 1e-9))
                     details[source] = RowDetails(
                         calls_per_s=played.network_calls / max(played.seconds, 1e-9),
                         mean_batch=played.mean_batch,
@@ -297,9 +299,9 @@ def _selfplay_speeds(
 
 def host_microseconds(game: Game, played: SelfPlayResult, device: torch.device) -> float:
     """The host's microseconds a position of ``played`` outside its searches (``seconds`` less
-    ``search_seconds``), with the time to add its rows to a replay buffer on ``device`` with the
-    game's symmetries, as the trainer does."""
-    if not played.positions_count or played.rows is None:
+    ``search_seconds``, over the positions searched), with the time a position to add its rows
+    to a replay buffer on ``device`` with the game's symmetries, as the trainer does."""
+    if not played.positions_count or not played.searched or played.rows is None:
         return float("nan")
     buffer = ReplayBuffer(
         Config.buffer_size, game.observation_shape, game.num_actions, device=device, symmetries=symmetry_maps(game)
@@ -310,7 +312,7 @@ def host_microseconds(game: Game, played: SelfPlayResult, device: torch.device) 
     buffer.add_rows(rows)
     _synchronize(device)
     adding = time.perf_counter() - started
-    return 1e6 * (played.seconds - played.search_seconds + adding) / played.positions_count
+    return 1e6 * ((played.seconds - played.search_seconds) / played.searched + adding / played.positions_count)
 
 
 def _synchronize(device: torch.device) -> None:

@@ -182,6 +182,7 @@ class BatchedSelfPlay:
             if sync:
                 torch.cuda.synchronize(device)
             result.search_seconds += timer()[0] - searched
+            result.searched += self.in_flight
             row = self._room()
             actions = self._record(row, rules, found, schedule, rng)
             self._state = state = rules.step(self._state, actions)

@@ -143,6 +143,10 @@ class SelfPlayResult:
     """Each finished game's start and moves, in the same order."""
     games: int = 0
     moves: int = 0
+    """Moves of the finished games (their positions)."""
+    searched: int = 0
+    """Positions searched during the call, in whatever game: what the call played, where
+    ``moves`` counts the games that ended in it (begun, with ``keep``, in an earlier call)."""
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     """CPU time of the process(es) that played, added up: positions per CPU-second is the speed
@@ -190,6 +194,7 @@ class SelfPlayResult:
         self.outcomes.extend(other.outcomes)
         self.games += other.games
         self.moves += other.moves
+        self.searched += other.searched
         self.network_calls += other.network_calls
         self.leaves += other.leaves
         self.network_seconds += other.network_seconds

@@ -149,6 +149,7 @@ def play_selfplay_games(
             slot.state = game.apply(slot.state, action)
             slot.moves += 1
             result.moves += 1
+            result.searched += 1
             over = game.is_terminal(slot.state) or (settings.max_moves and slot.moves >= settings.max_moves)
             if over:
                 returns = game.returns(slot.state) if game.is_terminal(slot.state) else (0.0,) * game.num_players
