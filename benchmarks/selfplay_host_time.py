@@ -4,7 +4,8 @@ PYTHONPATH. Run it on two checkouts in one command to compare them:
 
     for tree in ../before .; do PYTHONPATH=$tree python benchmarks/selfplay_host_time.py; done
 
-It times ``BatchedSelfPlay.play(keep=True)`` rounds at the README's Connect Four settings (a
+It times ``BatchedSelfPlay.play(keep=True)`` rounds (the positions searched a second: every root of
+every search) at the README's Connect Four settings (a
 3 x 48 network, 48 simulations, 48 games in flight, on the CPU), the time inside
 ``BatchedMCTS.search`` and making the network's inference copy for it taken out, then the buffer's add of the round's positions: from replay
 rows where self-play hands those over, else from the scalar states it handed over before.
@@ -44,6 +45,14 @@ def main() -> None:
     settings = SelfPlaySettings(simulations=args.simulations, search="batched")
     searching, stepping = [0.0, 0.0], [0.0, 0.0]  # wall and CPU seconds
     inside = [False]
+    searched = [0]  # positions searched (roots of every search)
+    search = BatchedMCTS.search
+
+    def counted(self: BatchedMCTS, roots: Any, *a: Any, **k: Any) -> Any:
+        searched[0] += len(roots.current_player)
+        return search(self, roots, *a, **k)
+
+    BatchedMCTS.search = counted  # type: ignore[method-assign]
     _timed(BatchedMCTS, "search", searching, inside)  # the search, the network inside it
     _timed(BatchedSelfPlay, "_search_for", searching)  # and the network's inference copy it searches with
     rules = rules_for(game, torch.device("cpu"))
@@ -55,12 +64,13 @@ def main() -> None:
     rows = hasattr(replay, "Rows")
     print(f"checkout {boardgym.__file__.rsplit('/boardgym/', 1)[0]} ({'replay rows' if rows else 'scalar states'})")
     print(
-        "| round | positions | wall s | in the search s | host µs a position | of which the buffer's add "
-        "| of which the rules' step | host CPU µs a position | without the rules' step |"
+        "| round | positions searched | searched a second | wall s | in the search s | host µs a position "
+        "| of which the buffer's add | of which the rules' step | host CPU µs a position | without the rules' step |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for round_ in range(1, args.rounds + 1):
         searching[:] = stepping[:] = [0.0, 0.0]
+        searched[0] = 0
         started, cpu = time.perf_counter(), time.process_time()
         played = selfplay.play(network, args.parallel, **play)
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -73,11 +83,14 @@ def main() -> None:
             buffer.add_positions(game, played.positions)
             count = len(played.positions)
         adding, adding_cpu = time.perf_counter() - added, time.process_time() - added_cpu
-        host = 1e6 * (wall - searching[0] + adding) / count
-        host_cpu = 1e6 * (cpu - searching[1] + adding_cpu) / count
+        # the host's time a position played (searched), the buffer's a position added
+        done = searched[0]
+        host = 1e6 * ((wall - searching[0]) / done + adding / count)
+        host_cpu = 1e6 * ((cpu - searching[1]) / done + adding_cpu / count)
         print(
-            f"| {round_} | {count} | {wall:.2f} | {searching[0]:.2f} | {host:.1f} | {1e6 * adding / count:.1f} "
-            f"| {1e6 * stepping[0] / count:.1f} | {host_cpu:.1f} | {host_cpu - 1e6 * stepping[1] / count:.1f} |"
+            f"| {round_} | {done} | {done / wall:.1f} | {wall:.2f} | {searching[0]:.2f} | {host:.1f} "
+            f"| {1e6 * adding / count:.1f} | {1e6 * stepping[0] / done:.1f} | {host_cpu:.1f} "
+            f"| {host_cpu - 1e6 * stepping[1] / done:.1f} |"
         )
 
 
