@@ -1,6 +1,6 @@
 """The AlphaZero training loop: ``train(config)`` and ``main(argv)`` (``boardgym train alphazero``).
 
-Each iteration: ``games_per_iteration`` self-play games (``selfplay.make_selfplay`` chooses,
+Each iteration: ``games_per_iteration`` self-play games (``sources.make_selfplay`` chooses,
 once, where: this process, worker processes or Ray actors; ``--search`` chooses the engine:
 ``tree_selfplay`` or ``batched_selfplay``, whose games in this process go on from one iteration
 to the next so that its batch stays full); their replay rows, with the game's symmetries, into
@@ -36,8 +36,9 @@ from boardgym.train.alphazero.checkpoints import (
     save_iteration,
 )
 from boardgym.train.alphazero.config import METHOD, Config, _check, resolve_workers, solved_plies
-from boardgym.train.alphazero.selfplay import LocalSelfPlay, SelfPlayResult, make_selfplay, random_start
+from boardgym.train.alphazero.selfplay import SelfPlayResult, random_start
 from boardgym.train.alphazero.solved import SolverTargets, add_solved_positions, label_replay_rows, log_labels
+from boardgym.train.alphazero.sources import LocalSelfPlay, make_selfplay
 from boardgym.train.training_run import TrainingRun, run_main
 from boardgym.types import BoardgymError
 

@@ -1,7 +1,7 @@
 """Self-play, as the trainer sees it: one ``SelfPlay`` chosen once from the config.
 
-``make_selfplay(config, game, ...)`` picks where the games are played (this process, worker
-processes, Ray actors); the search kind (``--search``: ``tree`` or ``batched``) picks the engine
+``sources.make_selfplay(config, game, ...)`` picks where the games are played (this process,
+worker processes, Ray actors); the search kind (``--search``: ``tree`` or ``batched``) picks the engine
 that plays them, through the one table of search kinds
 (``boardgym.agents.alphazero.searches``). Every engine plays with the same settings
 (``SelfPlaySettings``, the self-play options of ``Config``, declared here once), the same move
@@ -19,13 +19,11 @@ searched move is always its choice, no move is drawn).
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 import numpy as np
-import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.agents.alphazero.searches import SEARCHES, search_kind
@@ -274,62 +272,6 @@ class SelfPlay(Protocol):
     def play(self, network: AlphaZeroNet, num_games: int, *, step: int, rng: np.random.Generator) -> SelfPlayResult: ...
 
     def close(self) -> None: ...
-
-
-class LocalSelfPlay:
-    """Self-play in this process, with the engine of the settings' search. The batched
-    engine's games in flight go on from one call to the next (``keep``), so its batch stays
-    full; the tree engine plays each call's games to their end."""
-
-    def __init__(self, game: Game, settings: SelfPlaySettings, parallel: int, amp: bool = False) -> None:
-        self.settings = settings
-        self.parallel = parallel
-        self.amp = amp
-        self.engine = engine_for(game, settings)
-
-    def play(self, network: AlphaZeroNet, num_games: int, *, step: int, rng: np.random.Generator) -> SelfPlayResult:
-        return self.engine.play(
-            network, num_games, parallel=self.parallel, settings=self.settings, rng=rng, amp=self.amp, keep=True
-        )
-
-    def close(self) -> None:
-        pass
-
-
-def make_selfplay(config: Any, game: Game, device: torch.device, workers: int, amp: bool) -> SelfPlay:
-    """The trainer's self-play, chosen once from its config: Ray actors (``--backend ray``),
-    worker processes (``--workers`` > 1) or this process on ``device``."""
-    settings = SelfPlaySettings.from_config(config)
-    if config.backend == "ray":
-        from boardgym.train.alphazero.config import worker_device_name
-        from boardgym.train.alphazero.ray_actors import RaySelfPlayPool
-
-        return RaySelfPlayPool(
-            config.actors,
-            game,
-            settings=settings,
-            parallel=config.parallel_games,
-            seed=config.seed,
-            device=worker_device_name(config.worker_device),
-            amp=config.amp,
-            address=config.address,
-            num_cpus=max(config.actors, os.cpu_count() or 1),
-        )
-    if workers > 1:
-        from boardgym.train.alphazero.config import resolve_worker_device
-        from boardgym.train.alphazero.workers import SelfPlayPool
-
-        worker_device = resolve_worker_device(config.worker_device)
-        return SelfPlayPool(
-            workers,
-            game,
-            str(worker_device),
-            config.amp and worker_device.type == "cuda",
-            settings=settings,
-            parallel=config.parallel_games,
-            seed=config.seed,
-        )
-    return LocalSelfPlay(game, settings, config.parallel_games, amp=amp and device.type == "cuda")
 
 
 def timer() -> tuple[float, float]:

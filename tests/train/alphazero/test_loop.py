@@ -20,7 +20,7 @@ from boardgym.evaluate.match import play_games
 from boardgym.games import GAMES
 from boardgym.train import METHODS
 from boardgym.train.alphazero import Config, main, scheduled_rates, train
-from boardgym.train.alphazero.selfplay import make_selfplay
+from boardgym.train.alphazero.sources import make_selfplay
 from boardgym.train.alphazero.workers import SelfPlayPool
 from boardgym.types import BoardgymError
 
