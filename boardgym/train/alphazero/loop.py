@@ -164,9 +164,9 @@ def train(config: Config) -> Path:
                     "train/game_length": played.moves / max(played.games, 1),
                     "train/first_player_score": _first_player_score(played.outcomes),
                 }
-                if isinstance(selfplay, LocalSelfPlay) and positions:  # in this process: the host's share
+                if isinstance(selfplay, LocalSelfPlay) and played.searched:  # in this process: the host's share
                     host = max(played.seconds - played.search_seconds, 0.0)
-                    scalars["perf/selfplay_host_us_per_position"] = 1e6 * host / positions
+                    scalars["perf/selfplay_host_us_per_position"] = 1e6 * host / played.searched
             run.log(scalars)
             if config.eval_every and (step % config.eval_every == 0 or last):
                 results = _measure(run, network, previous, opponents, config, seed=config.seed * 1_000_003 + step)

@@ -23,6 +23,7 @@ from boardgym.agents.alphazero.network import AlphaZeroNet
 from boardgym.game import Game
 from boardgym.games import make_game
 from boardgym.procs import WorkerPool
+from boardgym.train.alphazero.config import Config
 from boardgym.train.alphazero.selfplay import SelfPlayResult, SelfPlaySettings, engine_for
 
 
@@ -39,7 +40,7 @@ class SelfPlayPool:
         amp: bool,
         *,
         settings: SelfPlaySettings | None = None,
-        parallel: int = 64,
+        parallel: int = Config.parallel_games,
         seed: int = 0,
     ) -> None:
         self.workers = workers
