@@ -27,19 +27,24 @@ from boardgym.agents.batched_search import BatchedMCTS
 from boardgym.train.alphazero import buffer as replay
 from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay, rules_for
 from boardgym.train.alphazero.selfplay import SelfPlaySettings
+from boardgym.types import BoardgymError
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="connect_four")
-    parser.add_argument("--blocks", type=int, default=3)
-    parser.add_argument("--channels", type=int, default=48)
-    parser.add_argument("--simulations", type=int, default=48)
-    parser.add_argument("--parallel", type=int, default=48)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--game", default="connect_four", help="a game with batched rules")
+    parser.add_argument("--blocks", type=_positive, default=3)
+    parser.add_argument("--channels", type=_positive, default=48)
+    parser.add_argument("--simulations", type=_positive, default=48)
+    parser.add_argument("--parallel", type=_positive, default=48, help="games in flight")
+    parser.add_argument("--rounds", type=_positive, default=3)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    game = make_game(args.game)
+    try:
+        game = make_game(args.game)
+        rules_for(game, torch.device("cpu"))
+    except BoardgymError as error:
+        parser.error(str(error))
     torch.manual_seed(0)
     network = build_network(game, blocks=args.blocks, channels=args.channels).eval()
     settings = SelfPlaySettings(simulations=args.simulations, search="batched")
@@ -92,6 +97,17 @@ def main() -> None:
             f"| {1e6 * adding / count:.1f} | {1e6 * stepping[0] / done:.1f} | {host_cpu:.1f} "
             f"| {host_cpu - 1e6 * stepping[1] / done:.1f} |"
         )
+
+
+def _positive(text: str) -> int:
+    """A whole number, at least 1 (an argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
 
 
 def _timed(

@@ -232,8 +232,9 @@ class BatchedMCTS:
 
 
 def sample_actions(policy: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
-    """``long[B]``: one action drawn from each row of ``policy`` (rows summing to 1), by one
-    uniform draw per row from ``rng``."""
+    """``long[B]``: one action drawn from each row of ``policy`` in proportion to its weights
+    (non-negative, not all zero; they need not sum to 1), by one uniform draw per row from
+    ``rng``."""
     draws = torch.as_tensor(rng.random(len(policy)), device=policy.device).to(policy.dtype)
     cumulative = policy.cumsum(1)
     chosen = (cumulative <= draws.unsqueeze(1) * cumulative[:, -1:]).sum(1)

@@ -6,7 +6,7 @@ The moves follow ``selfplay.MoveSchedule``; with ``gumbel`` (Gumbel AlphaZero's 
 searched move is the winner of sequential halving among Gumbel-sampled actions, and the policy
 target is the completed-Q policy instead of the visits.
 
-The games are recorded where they are played (``Trajectories``): at every move, for every
+The games are recorded where they are played (``MoveLog``): at every move, for every
 slot, the observation planes for the player to move, the search's policy, the legal mask, the
 player and the move are written into tensors on the device at the slot's move number, with no
 loop over slots and no scalar state. The host reads one thing a move, which games just ended;
@@ -32,7 +32,7 @@ import torch
 
 from boardgym.agents.alphazero.network import AlphaZeroNet, inference_copy
 from boardgym.agents.alphazero.network_leaf import NetworkBatchEvaluator
-from boardgym.agents.batched_search import BatchedMCTS, SearchResult
+from boardgym.agents.batched_search import BatchedMCTS, SearchResult, sample_actions
 from boardgym.batch import batched
 from boardgym.batch.rows import cat_rows, put_rows, take_rows
 from boardgym.game import Game
@@ -134,7 +134,6 @@ class BatchedSelfPlay:
         self._ended: list[tuple[np.ndarray, np.ndarray, int]] = []  # (slots, first moves, last move)
         self._ended_starts: list[Any] = []
         self._oldest_ended = _NONE_ENDED  # the first move of the oldest of them
-        self._generators: dict[torch.device, torch.Generator] = {}  # the move draws', seeded from rng
         self._search: BatchedMCTS | None = None  # kept from call to call where it captures
         self._key: Any = None
 
@@ -247,21 +246,13 @@ class BatchedSelfPlay:
             weights = found.policy
             if random.any():
                 weights = torch.where(torch.as_tensor(random, device=device).unsqueeze(1), found.legal.float(), weights)
-            generator = self._generator(device)
-            generator.manual_seed(int(rng.integers(2**63)))
-            picked = torch.multinomial(weights, 1, generator=generator).squeeze(1)
-            actions = torch.where(torch.as_tensor(drawn, device=device), picked, actions)
+            actions = torch.where(torch.as_tensor(drawn, device=device), sample_actions(weights, rng), actions)
         log.planes[row] = rules.observation(state, state.current_player)
         log.policy[row] = found.policy
         log.legal[row] = found.legal
         log.player[row] = state.current_player
         log.action[row] = actions
         return actions
-
-    def _generator(self, device: torch.device) -> torch.Generator:
-        if device not in self._generators:
-            self._generators[device] = torch.Generator(device)
-        return self._generators[device]
 
     def _collect(self, result: SelfPlayResult) -> Rows:
         """The replay rows of the ended games not yet collected, with their records and
