@@ -256,6 +256,31 @@ def test_best_and_sampled_actions() -> None:
     assert set(draws[1::2].tolist()) == {0, 2}
 
 
+class _FixedDraws(np.random.Generator):
+    """A generator whose uniform draws are all ``value``."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(np.random.PCG64(0))
+        self.value = value
+
+    def random(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:
+        return np.full(size, self.value)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64])
+def test_sampled_actions_at_the_ends_of_the_draw_have_weight(dtype: torch.dtype) -> None:
+    """The smallest and largest uniform draws pick the first and the last action of weight
+    above zero, never one of weight 0 beside them, also for a tiny total."""
+    policy = torch.tensor([[0.0, 0.3, 0.0, 0.7, 0.0], [0.0, 0.0, 0.0, 0.0, 1e-30], [1e-30, 0.0, 0.0, 1e-30, 0.0]])
+    if dtype == torch.float16:
+        policy = policy[:1]  # 1e-30 is 0 in float16
+    policy = policy.to(dtype)
+    lowest = sample_actions(policy, _FixedDraws(0.0))  # u = 1: the last weight
+    highest = sample_actions(policy, _FixedDraws(1.0 - 2.0**-53))  # u = 2 ** -53: the first weight
+    assert lowest.tolist() == [3, 4, 3][: len(policy)]
+    assert highest.tolist() == [1, 4, 0][: len(policy)]
+
+
 def test_network_evaluator_and_bad_settings(random_positions: Any) -> None:
     game = make_game("connect_four")
     rules = batched(game)

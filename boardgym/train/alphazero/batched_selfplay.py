@@ -6,14 +6,16 @@ The moves follow ``selfplay.MoveSchedule``; with ``gumbel`` (Gumbel AlphaZero's 
 searched move is the winner of sequential halving among Gumbel-sampled actions, and the policy
 target is the completed-Q policy instead of the visits.
 
-The games are recorded where they are played (``MoveLog``): at every move, for every
-slot, the observation planes for the player to move, the search's policy, the legal mask, the
-player and the move are written into tensors on the device at the slot's move number, with no
-loop over slots and no scalar state. The host reads one thing a move, which games just ended;
-the positions of those games are gathered on the device at once (``Rows``, with the final
-result for the player to move) and their moves copied back in one copy, for the records. So a
-position costs the host nothing of its own: the replay buffer takes the rows as they are, on
-the device when it is there.
+The games are recorded where they are played (``MoveLog``), with no loop over slots and no
+scalar state: a move keeps its tensors as they are (the rules' state searched, the search's
+policy and legal mask, the move, the rewards it brought), and they are written into a ring of
+moves on the device many moves at a time, one copy a tensor. The host reads one thing a move,
+which games just ended. The positions of those games are gathered on the device at once, their
+observation planes made in one call of the rules (``Rows``, with the final result for the player
+to move), and their moves copied back in one copy, for the records. So a position costs the host
+nothing of its own: the replay buffer takes the rows as they are, on the device when it is there.
+A move's operations run in inference mode (no autograd bookkeeping); where games start at the
+rules' start, the rules' step restarts an ended game itself (``auto_reset``).
 
 Nothing of a search is kept for the next move (the tree self-play keeps the chosen subtree); on
 a CPU the evaluations are cached for the call, as the tree self-play's are. A finished game's
@@ -25,6 +27,8 @@ next call, so the batch never shrinks.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -49,49 +53,76 @@ from boardgym.train.alphazero.selfplay import (
 
 class MoveLog(NamedTuple):
     """The moves of every game in flight, on the device, as a ring of ``L`` moves: row ``t % L``
-    holds move ``t`` (counted over every game of the engine) of every slot (column)."""
+    holds move ``t`` (counted over every game of the engine) of every slot (column). It keeps the
+    compact state, not the planes: they are made for the positions collected, once."""
 
-    planes: torch.Tensor  # float32[L, B, *observation_shape], for the player to move
+    state: Any  # the rules' state before the move, each field [L, B, ...]
     policy: torch.Tensor  # float32[L, B, A]: the search's policy target
     legal: torch.Tensor  # bool[L, B, A]
-    player: torch.Tensor  # int8[L, B]: the player to move
     action: torch.Tensor  # long[L, B]: the move played
     rewards: torch.Tensor  # float32[L, B, players]: the rewards the move brought (0 until a game ends)
 
     @classmethod
-    def empty(cls, game: Game, length: int, batch: int, device: torch.device) -> MoveLog:
-        shape, actions = (length, batch), game.num_actions
+    def empty(cls, state: Any, actions: int, players: int, length: int) -> MoveLog:
+        """A ring of ``length`` moves for the games of ``state`` (a batch of the rules)."""
+        batch = len(state.current_player)
+        zeros = state.current_player.new_zeros
         return cls(
-            torch.zeros(*shape, *game.observation_shape, device=device),
-            torch.zeros(*shape, actions, device=device),
-            torch.zeros(*shape, actions, dtype=torch.bool, device=device),
-            torch.zeros(shape, dtype=torch.int8, device=device),
-            torch.zeros(shape, dtype=torch.long, device=device),
-            torch.zeros(*shape, game.num_players, device=device),
+            type(state)(*(value.new_zeros(length, *value.shape) for value in state)),
+            zeros(length, batch, actions, dtype=torch.float32),
+            zeros(length, batch, actions, dtype=torch.bool),
+            zeros(length, batch, dtype=torch.long),
+            zeros(length, batch, players, dtype=torch.float32),
         )
 
     @property
     def length(self) -> int:
         return int(self.action.shape[0])
 
+    def map(self, change: Callable[[torch.Tensor], torch.Tensor]) -> MoveLog:
+        """``change`` applied to every tensor of the ring (the state's fields included)."""
+        state, *rest = self
+        return MoveLog(type(state)(*(change(value) for value in state)), *(change(value) for value in rest))
+
     def longer(self, length: int, moves: range) -> MoveLog:
         """A ring of ``length`` moves holding ``moves`` (global move numbers) of this one."""
-        device = self.action.device
-        kept = torch.as_tensor(np.arange(moves.start, moves.stop), device=device)
-        grown = []
-        for value in self:
+        kept = torch.as_tensor(np.arange(moves.start, moves.stop), device=self.action.device)
+
+        def grown(value: torch.Tensor) -> torch.Tensor:
             bigger = value.new_zeros(length, *value.shape[1:])
             bigger[kept % length] = value[kept % self.length]
-            grown.append(bigger)
-        return MoveLog(*grown)
+            return bigger
+
+        return self.map(grown)
 
     def columns(self, columns: torch.Tensor) -> MoveLog:
         """The slots ``columns`` (``long[C]``) of every move."""
-        return MoveLog(*(value.index_select(1, columns) for value in self))
+        return self.map(lambda value: value.index_select(1, columns))
 
     def joined(self, more: MoveLog) -> MoveLog:
         """These slots, then those of ``more`` (a ring of the same length)."""
-        return MoveLog(*(torch.cat((value, other), 1) for value, other in zip(self, more, strict=True)))
+        values = iter([*more.state, *more[1:]])
+        return self.map(lambda value: torch.cat((value, next(values)), 1))
+
+    def write(self, moves: range, pending: list[_Move]) -> None:
+        """The ``pending`` moves (global numbers ``moves``) written in, one copy a tensor."""
+        rows = torch.as_tensor(np.arange(moves.start, moves.stop) % self.length, device=self.action.device)
+        columns = zip(*(move.state for move in pending), strict=True)
+        for ring, values in zip(self.state, columns, strict=True):
+            ring.index_copy_(0, rows, torch.stack(values))
+        for index, ring in enumerate(self[1:]):
+            ring.index_copy_(0, rows, torch.stack([move[index + 1] for move in pending]))
+
+
+class _Move(NamedTuple):
+    """One move of every game in flight, as it is played (written into the ``MoveLog`` later,
+    many moves at once)."""
+
+    state: Any
+    policy: torch.Tensor
+    legal: torch.Tensor
+    action: torch.Tensor
+    rewards: torch.Tensor
 
 
 def play_batched_games(
@@ -128,12 +159,16 @@ class BatchedSelfPlay:
         self.game = game
         self._state: Any = None
         self._log: MoveLog | None = None
+        self._pending: list[_Move] = []  # the moves played since the log was last written
+        self._rules: Any = None
         self._move = 0  # the next move's number, counted over every game of this engine
         self._first = np.zeros(0, dtype=np.int64)  # the number of each slot's first move
+        self._first_on_device = torch.zeros(0, dtype=torch.long)  # the same, where the games are
         self._starts: list[Any] = []  # each slot's start (the scalar rules' state), for its record
         self._ended: list[tuple[np.ndarray, np.ndarray, int]] = []  # (slots, first moves, last move)
         self._ended_starts: list[Any] = []
         self._oldest_ended = _NONE_ENDED  # the first move of the oldest of them
+        self._oldest = 0  # the first move of the oldest game in flight or ended, when last seen
         self._search: BatchedMCTS | None = None  # kept from call to call where it captures
         self._key: Any = None
 
@@ -160,11 +195,38 @@ class BatchedSelfPlay:
         device = next(network.parameters()).device
         rules = rules_for(game, device)
         started, cpu_started = timer()
+        self._rules = rules
         search = self._search_for(rules, network, settings, amp, timed)
         evaluator = search.evaluator
         assert isinstance(evaluator, NetworkBatchEvaluator)
-        schedule = MoveSchedule.of(settings)
         result = SelfPlayResult(search_seconds=timer()[0] - started)  # the network's copy for the search
+        # no autograd bookkeeping on the many small operations of a move; the rows handed over
+        # are copied out of inference mode at the end, so a trainer may change them
+        with torch.inference_mode():
+            parts = self._play(search, rules, num_games, parallel, settings, rng, keep, result)
+        if parts:
+            result.rows = Rows(*(value.clone() for value in Rows.cat(parts)))
+        result.network_calls = evaluator.calls
+        result.leaves = evaluator.positions
+        result.network_seconds = evaluator.seconds
+        result.seconds = timer()[0] - started
+        result.cpu_seconds = timer()[1] - cpu_started
+        return result
+
+    def _play(
+        self,
+        search: BatchedMCTS,
+        rules: Any,
+        num_games: int,
+        parallel: int,
+        settings: SelfPlaySettings,
+        rng: np.random.Generator,
+        keep: bool,
+        result: SelfPlayResult,
+    ) -> list[Rows]:
+        """The moves of a call (``play``): the rows of the games that ended, in parts."""
+        device = rules.device
+        schedule = MoveSchedule.of(settings)
         parts: list[Rows] = []
         self._to(device)
         begun = self.in_flight
@@ -174,89 +236,105 @@ class BatchedSelfPlay:
             self._join(rules, count, settings, rng)
             begun += count
         sync = device.type == "cuda"  # so that search_seconds is the search's (the host waits right after anyway)
+        # the rules restart a game that ends in the step itself, where a game starts as the rules start it
+        auto_reset = settings.random_start_moves <= 0 and not rules.random_start
         ended_games = 0
         while self.in_flight and not (keep and ended_games >= num_games):
-            searched = timer()[0]
+            searched = time.perf_counter()
             found = search.search(self._state, rng)
             if sync:
                 torch.cuda.synchronize(device)
-            result.search_seconds += timer()[0] - searched
+            result.search_seconds += time.perf_counter() - searched
             result.searched += self.in_flight
-            row = self._room()
-            actions = self._record(row, rules, found, schedule, rng)
-            self._state = state = rules.step(self._state, actions)
-            log = self._log
-            assert log is not None
-            log.rewards[row] = state.rewards
-            over = (state.terminated | state.truncated).cpu().numpy()  # the one host read of a move
+            self._room()
+            actions = self._draw(found, schedule, rng)
+            before = self._state
+            self._state = state = rules.step(before, actions, auto_reset=auto_reset)
+            self._pending.append(_Move(before, found.policy, found.legal, actions, state.rewards))
+            ended = over = state.ended.cpu().numpy()  # the one host read of a move
             if settings.max_moves:
                 over = over | (self._move - self._first + 1 >= settings.max_moves)
             finished = np.flatnonzero(over)
             self._move += 1
+            if auto_reset:  # the games the step restarted begin at the next move
+                self._first_on_device = torch.where(state.ended, self._move, self._first_on_device)
             if not len(finished):
                 continue
-            self._ended.append((finished, self._first[finished], self._move - 1))
-            self._oldest_ended = min(self._oldest_ended, int(self._first[finished].min()))
+            first = self._first[finished]
+            self._ended.append((finished, first, self._move - 1))
+            self._oldest_ended = min(self._oldest_ended, int(first.min()))
             self._ended_starts += [self._starts[slot] for slot in finished.tolist()]
             ended_games += len(finished)
             restart = finished if keep else finished[: max(0, num_games - begun)]
             begun += len(restart)
             if len(restart):
-                fresh, starts = _starts(rules, game, len(restart), settings, rng)
-                self._state = put_rows(self._state, torch.as_tensor(restart, device=device), fresh)
-                self._first[restart] = self._move
-                for slot, start in zip(restart.tolist(), starts, strict=True):
-                    self._starts[slot] = start
+                self._restart(rules, restart, None if not auto_reset else ended[restart], settings, rng)
             if len(restart) < len(finished):  # the batch shrinks: the ended games leave the log first
                 parts.append(self._collect(result))
                 self._keep(np.setdiff1d(np.arange(self.in_flight), finished[len(restart) :]))
         if self._ended:
             parts.append(self._collect(result))
-        result.rows = Rows.cat(parts) if parts else None
-        result.network_calls = evaluator.calls
-        result.leaves = evaluator.positions
-        result.network_seconds = evaluator.seconds
-        result.seconds = timer()[0] - started
-        result.cpu_seconds = timer()[1] - cpu_started
-        return result
+        self._flush()
+        return parts
 
     # -- the games in flight --------------------------------------------------------------------
-    def _room(self) -> int:
-        """The ring row of the next move, the ring grown first where it would overwrite a move of
-        a game in flight or of an ended game not yet collected."""
+    def _room(self) -> None:
+        """Grow the ring where the next move would overwrite a move of a game in flight or of an
+        ended game not yet collected."""
         log = self._log
         assert log is not None
-        oldest = min(int(self._first.min()), self._oldest_ended)
+        if self._move - self._oldest + 1 <= log.length:  # the oldest move seen last: never later than now
+            return
+        self._oldest = oldest = min(int(self._first.min()), self._oldest_ended)
         if self._move - oldest + 1 > log.length:
-            self._log = log = log.longer(2 * log.length, range(oldest, self._move))
-        return self._move % log.length
+            self._flush()
+            self._log = log.longer(2 * log.length, range(oldest, self._move))
 
-    def _record(
-        self, row: int, rules: Any, found: SearchResult, schedule: MoveSchedule, rng: np.random.Generator
-    ) -> torch.Tensor:
-        """Write this move of every game into row ``row`` of the log; returns the moves to play."""
-        state, log = self._state, self._log
-        assert log is not None
-        device = state.current_player.device
-        moves = self._move - self._first  # each game's moves so far
-        actions = found.action
+    def _restart(
+        self,
+        rules: Any,
+        slots: np.ndarray,
+        reset: np.ndarray | None,
+        settings: SelfPlaySettings,
+        rng: np.random.Generator,
+    ) -> None:
+        """New games in ``slots``: put in, except where ``reset`` (the rules' step restarted
+        them, at the rules' start)."""
+        put = slots if reset is None else slots[~reset] if settings.max_moves else slots[:0]
+        starts = [self.game.initial_state()] * len(slots)
+        if len(put):
+            fresh, put_starts = _starts(rules, self.game, len(put), settings, rng)
+            where = torch.as_tensor(put, device=rules.device)
+            self._state = put_rows(self._state, where, fresh)
+            self._first_on_device.index_fill_(0, where, self._move)
+            if reset is None:
+                starts = put_starts
+        self._first[slots] = self._move
+        for slot, start in zip(slots.tolist(), starts, strict=True):
+            self._starts[slot] = start
+
+    def _draw(self, found: SearchResult, schedule: MoveSchedule, rng: np.random.Generator) -> torch.Tensor:
+        """The moves to play: the search's, or drawn where the schedule says (one draw a game:
+        in proportion to the policy, or uniform over the legal moves)."""
+        if not (schedule.random_opening_moves or schedule.temperature_moves):
+            return found.action
+        moves = self._move - self._first_on_device  # each game's moves so far
         random = schedule.random(moves)
         drawn = random | schedule.drawn(moves)
-        if drawn.any():  # one draw a game: in proportion to the policy, or uniform over the legal moves
-            weights = found.policy
-            if random.any():
-                weights = torch.where(torch.as_tensor(random, device=device).unsqueeze(1), found.legal.float(), weights)
-            actions = torch.where(torch.as_tensor(drawn, device=device), sample_actions(weights, rng), actions)
-        log.planes[row] = rules.observation(state, state.current_player)
-        log.policy[row] = found.policy
-        log.legal[row] = found.legal
-        log.player[row] = state.current_player
-        log.action[row] = actions
-        return actions
+        weights = torch.where(random.unsqueeze(1), found.legal.to(found.policy.dtype), found.policy)
+        return torch.where(drawn, sample_actions(weights, rng), found.action)
+
+    def _flush(self) -> None:
+        """The moves played since the last time written into the log, many moves in one copy."""
+        if self._pending:
+            assert self._log is not None
+            self._log.write(range(self._move - len(self._pending), self._move), self._pending)
+            self._pending = []
 
     def _collect(self, result: SelfPlayResult) -> Rows:
         """The replay rows of the ended games not yet collected, with their records and
         outcomes: one gather on the device, one copy of their moves and results to the host."""
+        self._flush()
         log = self._log
         assert log is not None
         device = log.action.device
@@ -273,9 +351,11 @@ class BatchedSelfPlay:
         slot = torch.as_tensor(slots[game_of], device=device)
         ends = torch.as_tensor(last % log.length, device=device)
         outcomes = log.rewards[ends, torch.as_tensor(slots, device=device)]
-        player = log.player[at, slot].long()
-        value = outcomes[torch.as_tensor(game_of, device=device), player]
-        rows = Rows(log.planes[at, slot], log.policy[at, slot], log.legal[at, slot], value)
+        state = type(log.state)(*(value[at, slot] for value in log.state))
+        player = state.current_player
+        value = outcomes[torch.as_tensor(game_of, device=device), player.long()]
+        planes = self._rules.observation(state, player)
+        rows = Rows(planes, log.policy[at, slot], log.legal[at, slot], value)
         played = log.action[at, slot].cpu().numpy()
         for start, offset, count, outcome in zip(
             starts, offsets.tolist(), lengths.tolist(), outcomes.cpu().tolist(), strict=True
@@ -289,21 +369,24 @@ class BatchedSelfPlay:
     def _join(self, rules: Any, count: int, settings: SelfPlaySettings, rng: np.random.Generator) -> None:
         """``count`` new games after the ones in flight."""
         fresh, starts = _starts(rules, self.game, count, settings, rng)
-        device = rules.device
         length = self._log.length if self._log is not None else _first_length(settings)
-        more = MoveLog.empty(self.game, length, count, device)
+        more = MoveLog.empty(fresh, self.game.num_actions, self.game.num_players, length)
         if self.in_flight:
             assert self._log is not None
+            self._flush()
             self._state = cat_rows(self._state, fresh)
             self._log = self._log.joined(more)
         else:
             self._state = fresh
             self._log = more  # nothing ended is left to collect between calls
         self._first = np.concatenate([self._first, np.full(count, self._move, dtype=np.int64)])
+        begin = torch.full((count,), self._move, dtype=torch.long, device=rules.device)
+        self._first_on_device = torch.cat((self._first_on_device, begin)) if len(self._first) > count else begin
         self._starts += starts
 
     def _keep(self, slots: np.ndarray) -> None:
         """Only the games in ``slots`` go on (the batch shrinks; no ended game left to collect)."""
+        self._flush()
         self._first = self._first[slots]
         self._starts = [self._starts[slot] for slot in slots.tolist()]
         if not len(slots):
@@ -311,6 +394,7 @@ class BatchedSelfPlay:
             return
         assert self._log is not None
         where = torch.as_tensor(slots, device=self._state.current_player.device)
+        self._first_on_device = self._first_on_device.index_select(0, where)
         self._state = take_rows(self._state, where)
         self._log = self._log.columns(where)
 
@@ -320,8 +404,10 @@ class BatchedSelfPlay:
             return
         fields = zip(self._state._fields, self._state, strict=True)
         self._state = self._state._replace(**{name: value.to(device) for name, value in fields})
+        self._first_on_device = self._first_on_device.to(device)
         assert self._log is not None
-        self._log = MoveLog(*(value.to(device) for value in self._log))
+        self._flush()
+        self._log = self._log.map(lambda value: value.to(device))
 
     def _search_for(
         self, rules: Any, network: AlphaZeroNet, settings: SelfPlaySettings, amp: bool, timed: bool

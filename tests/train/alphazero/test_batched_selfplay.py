@@ -243,12 +243,15 @@ def test_batched_gumbel_selfplay_plays_tictactoe_perfectly(in_tmp: Path) -> None
 @pytest.mark.parametrize(
     ("name", "params"), [("connect_four", {}), ("hex", {"size": 4, "swap": True}), ("quixo", {"size": 3})]
 )
+@pytest.mark.parametrize(("random_starts", "keep"), [(2, False), (0, False), (0, True)])
 def test_rows_are_recorded_on_the_device_and_replay_under_the_scalar_rules(
-    name: str, params: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    name: str, params: dict[str, Any], random_starts: int, keep: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The rows (planes, policy, legal mask, result) written move by move on the device are what
     the scalar rules say of the positions the records replay to, with no scalar state made during
-    play; the trajectories grow past their first length."""
+    play; the trajectories grow past their first length. Games start after random moves (put in
+    by self-play) or at the rules' start (restarted by the rules' step), some are cut at the move
+    limit, and with ``keep`` games in flight go on from one call to the next."""
     import boardgym.train.alphazero.batched_selfplay as module
 
     game = make_game(name, **params)
@@ -259,24 +262,45 @@ def test_rows_are_recorded_on_the_device_and_replay_under_the_scalar_rules(
 
     monkeypatch.setattr(type(rules), "to_scalar_states", refused)
     monkeypatch.setattr(module, "_first_length", lambda settings: 2)  # grown at the third move
+    draw = module.BatchedSelfPlay._draw
+    draws = [0]
+
+    def checked_draw(self: Any, *args: Any) -> torch.Tensor:  # the schedule counts each game's own moves
+        np.testing.assert_array_equal((self._move - self._first_on_device).numpy(), self._move - self._first)
+        draws[0] += 1
+        return draw(self, *args)
+
+    monkeypatch.setattr(module.BatchedSelfPlay, "_draw", checked_draw)
     torch.manual_seed(0)
     network = build_network(game, blocks=1, channels=8).eval()
-    settings = SelfPlaySettings(simulations=3, search="batched", max_moves=30, random_start_moves=2)
-    played = play_batched_games(game, network, 5, parallel=3, settings=settings, rng=np.random.default_rng(4))
-    assert played.rows is not None and played.games == 5 == len(played.records)
-    positions = played.positions(game)
-    assert len(positions) == played.moves == played.positions_count
-    planes, policy, legal, value = (column.numpy() for column in played.rows)
-    for index, (state, searched, result) in enumerate(positions):
-        np.testing.assert_array_equal(planes[index], game.observation(state, game.current_player(state)))
-        np.testing.assert_array_equal(legal[index], game.legal_mask(state))
-        assert searched.sum() == pytest.approx(1.0, abs=1e-5) and not searched[~legal[index]].any()
-        assert value[index] == result
-    first = 0
-    for (start, moves), outcome in zip(played.records, played.outcomes, strict=True):
-        state = start
-        for offset, action in enumerate(moves):
-            assert value[first + offset] == outcome[game.current_player(state)]
-            state = game.apply(state, action)
-        assert game.is_terminal(state) or (len(moves) == 30 and outcome == (0.0, 0.0))
-        first += len(moves)
+    limit = 30 if random_starts else 7
+    settings = SelfPlaySettings(simulations=3, search="batched", max_moves=limit, random_start_moves=random_starts)
+    rng = np.random.default_rng(4)
+    if keep:
+        selfplay = module.BatchedSelfPlay(game)
+        calls = [selfplay.play(network, 4, parallel=3, settings=settings, rng=rng, keep=True) for _ in range(3)]
+    else:
+        calls = [play_batched_games(game, network, 5, parallel=3, settings=settings, rng=rng)]
+    cut = 0
+    for played in calls:
+        assert played.rows is not None and played.games == len(played.records) >= (4 if keep else 5)
+        positions = played.positions(game)
+        assert len(positions) == played.moves == played.positions_count
+        planes, policy, legal, value = (column.numpy() for column in played.rows)
+        for index, (state, searched, result) in enumerate(positions):
+            np.testing.assert_array_equal(planes[index], game.observation(state, game.current_player(state)))
+            np.testing.assert_array_equal(legal[index], game.legal_mask(state))
+            assert searched.sum() == pytest.approx(1.0, abs=1e-5) and not searched[~legal[index]].any()
+            assert value[index] == result
+        first = 0
+        for (start, moves), outcome in zip(played.records, played.outcomes, strict=True):
+            assert random_starts or start == game.initial_state()
+            state = start
+            for offset, action in enumerate(moves):
+                assert value[first + offset] == outcome[game.current_player(state)]
+                state = game.apply(state, action)
+            assert game.is_terminal(state) or (len(moves) == limit and outcome == (0.0, 0.0))
+            cut += not game.is_terminal(state)
+            first += len(moves)
+    assert random_starts or cut  # the move limit restarted some games
+    assert draws[0]  # the check above ran
