@@ -238,7 +238,7 @@ def sample_actions(policy: torch.Tensor, rng: np.random.Generator) -> torch.Tens
     # u in (0, 1]: the first action whose share of the row's total so far reaches u; a weight of 0
     # adds nothing to the share, so it is never the first, and the last share is exactly 1
     dtype = torch.promote_types(policy.dtype, torch.float32)  # u stays above 0
-    draws = torch.as_tensor(1.0 - rng.random(len(policy)), device=policy.device).to(dtype)
+    draws = torch.as_tensor(1.0 - rng.random(len(policy)), dtype=dtype, device=policy.device)
     cumulative = policy.to(dtype).cumsum(1)
     return (cumulative / cumulative[:, -1:] < draws.unsqueeze(1)).sum(1)
 

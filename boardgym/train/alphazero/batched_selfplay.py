@@ -162,10 +162,11 @@ class BatchedSelfPlay:
         self._pending: list[_Move] = []  # the moves played since the log was last written
         self._rules: Any = None
         self._move = 0  # the next move's number, counted over every game of this engine
-        self._first = np.zeros(0, dtype=np.int64)  # the number of each slot's first move
+        # each slot's first move's number (a list: a move's host bookkeeping touches one or two)
+        self._first: list[int] = []
         self._first_on_device = torch.zeros(0, dtype=torch.long)  # the same, where the games are
         self._starts: list[Any] = []  # each slot's start (the scalar rules' state), for its record
-        self._ended: list[tuple[np.ndarray, np.ndarray, int]] = []  # (slots, first moves, last move)
+        self._ended: list[tuple[int, int, int]] = []  # (slot, first move, last move) a game
         self._ended_starts: list[Any] = []
         self._oldest_ended = _NONE_ENDED  # the first move of the oldest of them
         self._oldest = 0  # the first move of the oldest game in flight or ended, when last seen
@@ -236,6 +237,7 @@ class BatchedSelfPlay:
             self._join(rules, count, settings, rng)
             begun += count
         sync = device.type == "cuda"  # so that search_seconds is the search's (the host waits right after anyway)
+        cpu = device.type == "cpu"
         # the rules restart a game that ends in the step itself, where a game starts as the rules start it
         auto_reset = settings.random_start_moves <= 0 and not rules.random_start
         ended_games = 0
@@ -251,27 +253,32 @@ class BatchedSelfPlay:
             before = self._state
             self._state = state = rules.step(before, actions, auto_reset=auto_reset)
             self._pending.append(_Move(before, found.policy, found.legal, actions, state.rewards))
-            ended = over = state.ended.cpu().numpy()  # the one host read of a move
+            ended = (state.ended if cpu else state.ended.cpu()).numpy()  # the one host read of a move
+            over = ended
             if settings.max_moves:
-                over = over | (self._move - self._first + 1 >= settings.max_moves)
-            finished = np.flatnonzero(over)
+                over = ended | (self._move + 1 - np.asarray(self._first) >= settings.max_moves)
+            finished: list[int] = over.nonzero()[0].tolist()
             self._move += 1
             if auto_reset:  # the games the step restarted begin at the next move
                 self._first_on_device = torch.where(state.ended, self._move, self._first_on_device)
-            if not len(finished):
+            if not finished:
                 continue
-            first = self._first[finished]
-            self._ended.append((finished, first, self._move - 1))
-            self._oldest_ended = min(self._oldest_ended, int(first.min()))
-            self._ended_starts += [self._starts[slot] for slot in finished.tolist()]
+            for slot in finished:
+                first = self._first[slot]
+                self._ended.append((slot, first, self._move - 1))
+                self._oldest_ended = min(self._oldest_ended, first)
+                self._ended_starts.append(self._starts[slot])
             ended_games += len(finished)
             restart = finished if keep else finished[: max(0, num_games - begun)]
             begun += len(restart)
-            if len(restart):
-                self._restart(rules, restart, None if not auto_reset else ended[restart], settings, rng)
+            if restart:
+                # put in where the step did not restart the game (no auto_reset, or the move limit)
+                put = restart if not auto_reset else [slot for slot in restart if not ended[slot]]
+                self._restart(rules, restart, put, settings, rng)
             if len(restart) < len(finished):  # the batch shrinks: the ended games leave the log first
                 parts.append(self._collect(result))
-                self._keep(np.setdiff1d(np.arange(self.in_flight), finished[len(restart) :]))
+                leaving = set(finished[len(restart) :])
+                self._keep([slot for slot in range(self.in_flight) if slot not in leaving])
         if self._ended:
             parts.append(self._collect(result))
         self._flush()
@@ -285,33 +292,27 @@ class BatchedSelfPlay:
         assert log is not None
         if self._move - self._oldest + 1 <= log.length:  # the oldest move seen last: never later than now
             return
-        self._oldest = oldest = min(int(self._first.min()), self._oldest_ended)
+        self._oldest = oldest = min(min(self._first), self._oldest_ended)
         if self._move - oldest + 1 > log.length:
             self._flush()
             self._log = log.longer(2 * log.length, range(oldest, self._move))
 
     def _restart(
-        self,
-        rules: Any,
-        slots: np.ndarray,
-        reset: np.ndarray | None,
-        settings: SelfPlaySettings,
-        rng: np.random.Generator,
+        self, rules: Any, slots: list[int], put: list[int], settings: SelfPlaySettings, rng: np.random.Generator
     ) -> None:
-        """New games in ``slots``: put in, except where ``reset`` (the rules' step restarted
-        them, at the rules' start)."""
-        put = slots if reset is None else slots[~reset] if settings.max_moves else slots[:0]
-        starts = [self.game.initial_state()] * len(slots)
-        if len(put):
-            fresh, put_starts = _starts(rules, self.game, len(put), settings, rng)
+        """New games in ``slots``, those of ``put`` put in (the others the rules' step restarted,
+        at the rules' start)."""
+        initial = self.game.initial_state()
+        for slot in slots:
+            self._first[slot] = self._move
+            self._starts[slot] = initial
+        if put:
+            fresh, starts = _starts(rules, self.game, len(put), settings, rng)
             where = torch.as_tensor(put, device=rules.device)
             self._state = put_rows(self._state, where, fresh)
             self._first_on_device.index_fill_(0, where, self._move)
-            if reset is None:
-                starts = put_starts
-        self._first[slots] = self._move
-        for slot, start in zip(slots.tolist(), starts, strict=True):
-            self._starts[slot] = start
+            for slot, start in zip(put, starts, strict=True):
+                self._starts[slot] = start
 
     def _draw(self, found: SearchResult, schedule: MoveSchedule, rng: np.random.Generator) -> torch.Tensor:
         """The moves to play: the search's, or drawn where the schedule says (one draw a game:
@@ -319,10 +320,8 @@ class BatchedSelfPlay:
         if not (schedule.random_opening_moves or schedule.temperature_moves):
             return found.action
         moves = self._move - self._first_on_device  # each game's moves so far
-        random = schedule.random(moves)
-        drawn = random | schedule.drawn(moves)
-        weights = torch.where(random.unsqueeze(1), found.legal.to(found.policy.dtype), found.policy)
-        return torch.where(drawn, sample_actions(weights, rng), found.action)
+        weights = torch.where(schedule.random(moves).unsqueeze(1), found.legal, found.policy)  # legal: 1 or 0
+        return torch.where(schedule.random_or_drawn(moves), sample_actions(weights, rng), found.action)
 
     def _flush(self) -> None:
         """The moves played since the last time written into the log, many moves in one copy."""
@@ -338,9 +337,7 @@ class BatchedSelfPlay:
         log = self._log
         assert log is not None
         device = log.action.device
-        slots = np.concatenate([slots for slots, _, _ in self._ended])
-        first = np.concatenate([first for _, first, _ in self._ended])
-        last = np.concatenate([np.full(len(slots), end, dtype=np.int64) for slots, _, end in self._ended])
+        slots, first, last = (np.array(column, dtype=np.int64) for column in zip(*self._ended, strict=True))
         starts, self._ended, self._ended_starts = self._ended_starts, [], []
         self._oldest_ended = _NONE_ENDED
         lengths = last - first + 1
@@ -356,11 +353,11 @@ class BatchedSelfPlay:
         value = outcomes[torch.as_tensor(game_of, device=device), player.long()]
         planes = self._rules.observation(state, player)
         rows = Rows(planes, log.policy[at, slot], log.legal[at, slot], value)
-        played = log.action[at, slot].cpu().numpy()
+        played = log.action[at, slot].tolist()  # one copy to the host
         for start, offset, count, outcome in zip(
-            starts, offsets.tolist(), lengths.tolist(), outcomes.cpu().tolist(), strict=True
+            starts, offsets.tolist(), lengths.tolist(), outcomes.tolist(), strict=True
         ):
-            result.records.append((start, tuple(played[offset : offset + count].tolist())))
+            result.records.append((start, tuple(played[offset : offset + count])))
             result.outcomes.append(tuple(outcome))
         result.games += len(slots)
         result.moves += len(moves)
@@ -379,16 +376,16 @@ class BatchedSelfPlay:
         else:
             self._state = fresh
             self._log = more  # nothing ended is left to collect between calls
-        self._first = np.concatenate([self._first, np.full(count, self._move, dtype=np.int64)])
+        self._first += [self._move] * count
         begin = torch.full((count,), self._move, dtype=torch.long, device=rules.device)
         self._first_on_device = torch.cat((self._first_on_device, begin)) if len(self._first) > count else begin
         self._starts += starts
 
-    def _keep(self, slots: np.ndarray) -> None:
+    def _keep(self, slots: list[int]) -> None:
         """Only the games in ``slots`` go on (the batch shrinks; no ended game left to collect)."""
         self._flush()
-        self._first = self._first[slots]
-        self._starts = [self._starts[slot] for slot in slots.tolist()]
+        self._first = [self._first[slot] for slot in slots]
+        self._starts = [self._starts[slot] for slot in slots]
         if not len(slots):
             self._state = self._log = None
             return

@@ -113,6 +113,10 @@ class MoveSchedule:
         """Whether the move is drawn in proportion to the search's policy (unless ``random``)."""
         return moves < self.temperature_moves
 
+    def random_or_drawn(self, moves: Any) -> Any:
+        """Whether the move is not the search's own choice (``random`` or ``drawn``)."""
+        return moves < max(self.random_opening_moves, self.temperature_moves)
+
 
 def alpha_for(game: Game, settings: SelfPlaySettings) -> float | None:
     """The root noise's alpha for ``game`` under ``settings`` (None: no noise)."""

@@ -7,13 +7,14 @@ import dataclasses
 
 import numpy as np
 import pytest
+import torch
 
 from boardgym import make_game
 from boardgym.agents.alphazero.network_leaf import NetworkEvaluator
 from boardgym.games import GAMES
 from boardgym.games.tictactoe import stones
 from boardgym.train.alphazero import Config
-from boardgym.train.alphazero.selfplay import SelfPlaySettings, default_dirichlet_alpha, random_start
+from boardgym.train.alphazero.selfplay import MoveSchedule, SelfPlaySettings, default_dirichlet_alpha, random_start
 from boardgym.train.alphazero.tree_selfplay import make_tree, play_selfplay_games, search_lockstep
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -163,3 +164,14 @@ def test_settings_have_the_trainers_defaults_and_take_a_runs_config(tiny_network
     rng = np.random.default_rng(0)
     assert make_tree(game, evaluator, SelfPlaySettings(), rng).dirichlet_alpha == default_dirichlet_alpha(game)
     assert make_tree(game, evaluator, SelfPlaySettings(dirichlet_fraction=0.0), rng).dirichlet_alpha is None
+
+
+@pytest.mark.parametrize(("random", "drawn"), [(2, 4), (5, 2), (0, 0)])
+def test_move_schedule_on_ints_arrays_and_tensors(random: int, drawn: int) -> None:
+    schedule = MoveSchedule(random, drawn)
+    moves = list(range(8))
+    expected = [(move < random, move < drawn, move < random or move < drawn) for move in moves]
+    assert [(schedule.random(m), schedule.drawn(m), schedule.random_or_drawn(m)) for m in moves] == expected
+    for values in (np.array(moves), torch.tensor(moves)):
+        columns = (schedule.random(values), schedule.drawn(values), schedule.random_or_drawn(values))
+        assert list(zip(*(column.tolist() for column in columns), strict=True)) == expected
