@@ -237,7 +237,6 @@ class BatchedSelfPlay:
             self._join(rules, count, settings, rng)
             begun += count
         sync = device.type == "cuda"  # so that search_seconds is the search's (the host waits right after anyway)
-        cpu = device.type == "cpu"
         # the rules restart a game that ends in the step itself, where a game starts as the rules start it
         auto_reset = settings.random_start_moves <= 0 and not rules.random_start
         ended_games = 0
@@ -253,11 +252,12 @@ class BatchedSelfPlay:
             before = self._state
             self._state = state = rules.step(before, actions, auto_reset=auto_reset)
             self._pending.append(_Move(before, found.policy, found.legal, actions, state.rewards))
-            ended = (state.ended if cpu else state.ended.cpu()).numpy()  # the one host read of a move
-            over = ended
-            if settings.max_moves:
-                over = ended | (self._move + 1 - np.asarray(self._first) >= settings.max_moves)
-            finished: list[int] = over.nonzero()[0].tolist()
+            ended = state.ended.tolist()  # the one host read of a move
+            if settings.max_moves:  # or cut at the move limit
+                last = self._move + 1 - settings.max_moves  # a game begun at this move or earlier
+                finished = [slot for slot, first in enumerate(self._first) if ended[slot] or first <= last]
+            else:
+                finished = [slot for slot, end in enumerate(ended) if end]
             self._move += 1
             if auto_reset:  # the games the step restarted begin at the next move
                 self._first_on_device = torch.where(state.ended, self._move, self._first_on_device)
