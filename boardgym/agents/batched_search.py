@@ -235,12 +235,12 @@ def sample_actions(policy: torch.Tensor, rng: np.random.Generator) -> torch.Tens
     """``long[B]``: one action drawn from each row of ``policy`` in proportion to its weights
     (non-negative, not all zero; they need not sum to 1), by one uniform draw per row from
     ``rng``."""
-    # u in (0, 1]: the first action whose share of the row's total so far reaches u; a weight of 0
-    # adds nothing to the share, so it is never the first, and the last share is exactly 1
-    dtype = torch.promote_types(policy.dtype, torch.float32)  # u stays above 0
-    draws = torch.as_tensor(1.0 - rng.random(len(policy)), dtype=dtype, device=policy.device)
-    cumulative = policy.to(dtype).cumsum(1)
-    return (cumulative / cumulative[:, -1:] < draws.unsqueeze(1)).sum(1)
+    # u in [0, 1), compared in float64: the first action whose share of the row's total so far
+    # passes u; a weight of 0 adds nothing to the share, so it is never that action, and the
+    # last share is exactly 1
+    draws = torch.as_tensor(rng.random(len(policy)), device=policy.device)
+    cumulative = policy.cumsum(1)
+    return (cumulative / cumulative[:, -1:] <= draws.unsqueeze(1)).sum(1)
 
 
 __all__: Sequence[str] = (

@@ -275,10 +275,10 @@ def test_sampled_actions_at_the_ends_of_the_draw_have_weight(dtype: torch.dtype)
     if dtype == torch.float16:
         policy = policy[:1]  # 1e-30 is 0 in float16
     policy = policy.to(dtype)
-    lowest = sample_actions(policy, _FixedDraws(0.0))  # u = 1: the last weight
-    highest = sample_actions(policy, _FixedDraws(1.0 - 2.0**-53))  # u = 2 ** -53: the first weight
-    assert lowest.tolist() == [3, 4, 3][: len(policy)]
-    assert highest.tolist() == [1, 4, 0][: len(policy)]
+    lowest = sample_actions(policy, _FixedDraws(0.0))
+    highest = sample_actions(policy, _FixedDraws(1.0 - 2.0**-53))
+    assert lowest.tolist() == [1, 4, 0][: len(policy)]
+    assert highest.tolist() == [3, 4, 3][: len(policy)]
 
 
 def test_network_evaluator_and_bad_settings(random_positions: Any) -> None:
