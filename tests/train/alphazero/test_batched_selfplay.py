@@ -230,10 +230,12 @@ def test_agent_searches_batched_as_the_tree_does() -> None:
 
 
 @pytest.mark.slow
-def test_batched_gumbel_selfplay_plays_tictactoe_perfectly(in_tmp: Path) -> None:
-    """Acceptance: the defaults with --search batched --gumbel --simulations 16 lose no game
-    against `perfect` in 200 games, 100 from each seat."""
-    path = train(Config(run_name="perfect", device="cpu", eval_every=0, search="batched", gumbel=True, simulations=16))
+@pytest.mark.parametrize("root", ["gumbel", "puct"])
+def test_batched_selfplay_plays_tictactoe_perfectly(root: str, in_tmp: Path) -> None:
+    """Acceptance: the defaults with --search batched (and --gumbel --simulations 16) lose no
+    game against `perfect` in 200 games, 100 from each seat."""
+    gumbel = {"gumbel": True, "simulations": 16} if root == "gumbel" else {}
+    path = train(Config(run_name="perfect", device="cpu", eval_every=0, search="batched", **gumbel))
     game = make_game("tictactoe")
     agent = AlphaZeroAgent(game, checkpoint=path, seed=0)
     summary = play_games(game, agent, "perfect", 200, seed=1)
