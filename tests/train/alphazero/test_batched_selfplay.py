@@ -306,3 +306,51 @@ def test_rows_are_recorded_on_the_device_and_replay_under_the_scalar_rules(
             first += len(moves)
     assert random_starts or cut  # the move limit restarted some games
     assert draws[0]  # the check above ran
+
+
+def test_a_move_reads_only_which_games_ended_where_the_search_is_sync_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the search makes no host read (on CUDA; forced here on the CPU), a move's draw and
+    step make none either: the move's one host read is which games ended."""
+    import boardgym.train.alphazero.batched_selfplay as module
+    from boardgym.batch.graph_safety import assert_no_sync
+
+    game = make_game("connect_four")
+    rules = module.rules_for(game, torch.device("cpu"))
+    search_for = module.BatchedSelfPlay._search_for
+
+    def sync_free_search(self: Any, *args: Any) -> Any:
+        search = search_for(self, *args)
+        search.evaluate_all, search.early_exit = True, False  # as on CUDA
+        assert search.tactics.sync_free
+        return search
+
+    checked = {"draw": 0, "step": 0}
+    draw, step_unchecked = module.BatchedSelfPlay._draw, type(rules).step_unchecked
+
+    def checked_draw(self: Any, *args: Any) -> torch.Tensor:
+        checked["draw"] += 1
+        return assert_no_sync(draw, self, *args)
+
+    def checked_step(self: Any, *args: Any, **kwargs: Any) -> Any:
+        checked["step"] += 1
+        return assert_no_sync(step_unchecked, self, *args, **kwargs)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a sync-free move stepped the rules with their looks at the batch")
+
+    monkeypatch.setattr(module.BatchedSelfPlay, "_search_for", sync_free_search)
+    monkeypatch.setattr(module.BatchedSelfPlay, "_draw", checked_draw)
+    monkeypatch.setattr(type(rules), "step_unchecked", checked_step)
+    monkeypatch.setattr(type(rules), "step", refused)
+    torch.manual_seed(0)
+    network = build_network(game, blocks=1, channels=8).eval()
+    settings = SelfPlaySettings(simulations=2, search="batched", max_moves=9)
+    played = module.BatchedSelfPlay(game).play(
+        network, 4, parallel=3, settings=settings, rng=np.random.default_rng(0), keep=True
+    )
+    assert played.games >= 4 and checked["draw"] and checked["step"] > checked["draw"]  # the search's steps too
+    for (start, moves), outcome in zip(played.records, played.outcomes, strict=True):
+        state = start
+        for action in moves:
+            state = game.apply(state, action)
+        assert game.is_terminal(state) or (len(moves) == 9 and outcome == (0.0, 0.0))
