@@ -10,12 +10,13 @@ The games are recorded where they are played (``MoveLog``), with no loop over sl
 scalar state: a move keeps its tensors as they are (the rules' state searched, the search's
 policy and legal mask, the move, the rewards it brought), and they are written into a ring of
 moves on the device many moves at a time, one copy a tensor. The host reads one thing a move,
-which games just ended (where the search is sync-free, as on CUDA, the move's step is the rules'
-``step_unchecked``; on a CPU the rules' ``step`` may look at the batch, which is cheap there). The positions of those games are gathered on the device at once, their
-observation planes made in one call of the rules (``Rows``, with the final result for the player
-to move), and their moves copied back in one copy, for the records. So a position costs the host
-nothing of its own: the replay buffer takes the rows as they are, on the device when it is there.
-A move's operations run in inference mode (no autograd bookkeeping); where games start at the
+which games just ended: where the search is sync-free (on CUDA) the move's step is the rules'
+``step_unchecked``; on a CPU the rules' ``step`` may look at the batch, which is cheap there.
+The positions of the games that ended are gathered on the device at once, their observation
+planes made in one call of the rules (``Rows``, with the final result for the player to move),
+and their moves copied back in one copy, for the records. So a position costs the host nothing
+of its own: the replay buffer takes the rows as they are, on the device when it is there. A
+move's operations run in inference mode (no autograd bookkeeping); where games start at the
 rules' start, the rules' step restarts an ended game itself (``auto_reset``).
 
 Nothing of a search is kept for the next move (the tree self-play keeps the chosen subtree); on
