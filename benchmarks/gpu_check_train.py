@@ -178,8 +178,9 @@ def commands(folder: Path, name: str, device: str, tiny: bool) -> tuple[list[str
 
 
 def trainer_rate(run: Path) -> dict[str, Any]:
-    """The trainer's own self-play positions/s, per iteration, from the run's TensorBoard
-    scalar ``perf/selfplay_positions_per_s``; ``positions/s``: the median of the iterations
+    """The trainer's own self-play positions/s (positions searched a second, as the bench
+    counts them), per iteration, from the run's TensorBoard scalar
+    ``perf/selfplay_positions_per_s``; ``positions/s``: the median of the iterations
     after the first (whose searches record their CUDA graphs), or the first alone."""
     try:
         from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -279,10 +280,7 @@ def table_rows(folder: Path, selfplay: dict[str, Any] | None) -> list[str]:
             f"| train, self-play positions/s | the trainer's own over the bench's {what} ({note}) "
             f"| {_count(rate)} | {_count(other)} | {ratio} | |"
         )
-        note = (
-            "a short timed round after a warm-up counts the whole of the old games that end in it, these do not; "
-            "on CUDA every leaf is a call, a CPU's cache hits are not"
-        )
+        note = "the network's calls: on CUDA every leaf is a call, a CPU's cache hits are not"
         if moves is None:
             break
     grade = found["grade"]

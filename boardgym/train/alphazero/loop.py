@@ -159,7 +159,9 @@ def train(config: Config) -> Path:
             if played is not None:
                 scalars |= {
                     "perf/selfplay_games_per_s": played.games / seconds,
-                    "perf/selfplay_positions_per_s": positions / seconds,
+                    # positions searched, as `boardgym bench selfplay` counts them (with games
+                    # kept in flight, the games that end in a call began in earlier ones)
+                    "perf/selfplay_positions_per_s": (played.searched or positions) / seconds,
                     "perf/network_batch": played.mean_batch,
                     "train/game_length": played.moves / max(played.games, 1),
                     "train/first_player_score": _first_player_score(played.outcomes),

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -95,6 +96,34 @@ def test_tensorboard_gets_losses_speeds_and_evaluation(in_tmp: Path) -> None:
         "eval/elo",
     ):
         assert tag in tags, tag
+
+
+def test_selfplay_rate_counts_the_positions_searched_as_the_bench_does(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``perf/selfplay_positions_per_s`` is positions searched over the call's seconds, as
+    ``boardgym bench selfplay`` counts them, not the positions of the games that ended."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from boardgym.train.alphazero.sources import LocalSelfPlay
+
+    played = []
+    play = LocalSelfPlay.play
+
+    def recorded(self: LocalSelfPlay, *args: Any, **kwargs: Any) -> Any:
+        played.append(play(self, *args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(LocalSelfPlay, "play", recorded)
+    config = tiny_config(in_tmp, run_name="rate", search="batched", iterations=3, parallel_games=3)
+    path = train(dataclasses.replace(config, games_per_iteration=2))
+    events = EventAccumulator(str(path.parent))
+    events.Reload()
+    logged = [event.value for event in events.Scalars("perf/selfplay_positions_per_s")]
+    assert len(logged) == len(played) == 3
+    for value, result in zip(logged, played, strict=True):
+        assert result.searched and value == pytest.approx(result.searched / result.seconds, rel=1e-6)
+    assert any(result.searched != result.positions_count for result in played)  # games kept in flight
 
 
 def test_checkpoint_round_trip_with_weights_only(in_tmp: Path) -> None:
