@@ -263,6 +263,8 @@ class BatchedSelfPlay:
             else:
                 finished = [slot for slot, end in enumerate(ended) if end]
             self._move += 1
+            if len(self._pending) >= WRITE_EVERY:  # the moves held twice (pending and ring) stay few
+                self._flush()
             if auto_reset:  # the games the step restarted begin at the next move
                 self._first_on_device = torch.where(state.ended, self._move, self._first_on_device)
             if not finished:
@@ -446,6 +448,10 @@ class BatchedSelfPlay:
 
 
 _NONE_ENDED = 2**62  # no ended game waits to be collected
+
+WRITE_EVERY = 32
+"""Moves kept as they were played before they are written into the ring (``MoveLog.write``),
+at most: one copy a tensor for this many moves, and a bound on the memory they hold."""
 
 CACHE = 1 << 16
 """Positions whose evaluations a CPU self-play call remembers (``BatchedMCTS(cache=)``):

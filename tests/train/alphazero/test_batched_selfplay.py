@@ -264,6 +264,7 @@ def test_rows_are_recorded_on_the_device_and_replay_under_the_scalar_rules(
 
     monkeypatch.setattr(type(rules), "to_scalar_states", refused)
     monkeypatch.setattr(module, "_first_length", lambda settings: 2)  # grown at the third move
+    monkeypatch.setattr(module, "WRITE_EVERY", 3)  # the moves written into the ring during play too
     draw = module.BatchedSelfPlay._draw
     draws = [0]
 
