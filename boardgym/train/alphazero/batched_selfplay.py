@@ -81,10 +81,13 @@ class MoveLog(NamedTuple):
     def length(self) -> int:
         return int(self.action.shape[0])
 
-    def map(self, change: Callable[[torch.Tensor], torch.Tensor]) -> MoveLog:
-        """``change`` applied to every tensor of the ring (the state's fields included)."""
-        state, *rest = self
-        return MoveLog(type(state)(*(change(value) for value in state)), *(change(value) for value in rest))
+    def map(self, change: Callable[..., torch.Tensor], *others: MoveLog) -> MoveLog:
+        """``change`` applied to every tensor of the ring (the state's fields included), with
+        the same tensor of each of ``others`` as further arguments."""
+        tensors = zip(_tensors(self), *map(_tensors, others), strict=True)
+        changed = [change(*values) for values in tensors]
+        fields = len(self.state)
+        return MoveLog(type(self.state)(*changed[:fields]), *changed[fields:])
 
     def longer(self, length: int, moves: range) -> MoveLog:
         """A ring of ``length`` moves holding ``moves`` (global move numbers) of this one."""
@@ -103,28 +106,29 @@ class MoveLog(NamedTuple):
 
     def joined(self, more: MoveLog) -> MoveLog:
         """These slots, then those of ``more`` (a ring of the same length)."""
-        values = iter([*more.state, *more[1:]])
-        return self.map(lambda value: torch.cat((value, next(values)), 1))
+        return self.map(lambda value, other: torch.cat((value, other), 1), more)
 
     def write(self, moves: range, pending: list[_Move]) -> None:
         """The ``pending`` moves (global numbers ``moves``) written in, one copy a tensor."""
         rows = torch.as_tensor(np.arange(moves.start, moves.stop) % self.length, device=self.action.device)
-        columns = zip(*(move.state for move in pending), strict=True)
-        for ring, values in zip(self.state, columns, strict=True):
+        for ring, values in zip(_tensors(self), zip(*map(_tensors, pending), strict=True), strict=True):
             ring.index_copy_(0, rows, torch.stack(values))
-        for index, ring in enumerate(self[1:]):
-            ring.index_copy_(0, rows, torch.stack([move[index + 1] for move in pending]))
 
 
 class _Move(NamedTuple):
     """One move of every game in flight, as it is played (written into the ``MoveLog`` later,
-    many moves at once)."""
+    many moves at once): the ring's fields without its first axis."""
 
     state: Any
     policy: torch.Tensor
     legal: torch.Tensor
     action: torch.Tensor
     rewards: torch.Tensor
+
+
+def _tensors(entry: MoveLog | _Move) -> tuple[torch.Tensor, ...]:
+    """Every tensor of a ring or of one move, in the same order: the state's fields, then the rest."""
+    return (*entry.state, *entry[1:])
 
 
 def play_batched_games(
