@@ -61,7 +61,9 @@ def main() -> None:
     _timed(BatchedMCTS, "search", searching, inside)  # the search, the network inside it
     _timed(BatchedSelfPlay, "_search_for", searching)  # and the network's inference copy it searches with
     rules = rules_for(game, torch.device("cpu"))
-    _timed(type(rules), "step", stepping, skip=inside)  # the rules' step of the moves played (not the search's)
+    for name in ("step", "step_unchecked"):  # the rules' step of the moves played (not the search's)
+        if hasattr(rules, name):
+            _timed(type(rules), name, stepping, skip=inside)
     selfplay = BatchedSelfPlay(game)
     rng = np.random.default_rng(0)
     play = dict(parallel=args.parallel, settings=settings, rng=rng, keep=True)
