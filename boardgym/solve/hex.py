@@ -23,18 +23,24 @@ of Hayward et al. ("Solving 7x7 Hex", 2003; Benzene's depth-first solver):
 the pie rule); ``move_values(state)`` every legal move of any position (the oracle of the Hex
 5x5 grading set); ``winning_move(state)`` one winning move from one search (the ``perfect``
 agent). ``boardgym solve hex --size 5`` prints the first moves' tables, with and without the
-swap rule, with their time and node count.
+swap rule, with their time and node count; it keeps each value as it is found under the runs
+root (``<root>/hex/solved/size-N/first-moves.json``), so Ctrl-C loses nothing and the same
+command resumes.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from boardgym.config import Options, option, options_from_argv
 from boardgym.games.hex import BLACK, Hex, HexState, stones
+from boardgym.runs import RUNS_ROOT, RunLock, atomic_write_text
 from boardgym.types import Action, BoardgymError
 
 _CHECK_EVERY = 0xFFFF  # nodes between two calls of the progress hook
@@ -128,14 +134,18 @@ class HexSolver:
         without swap (its table shared with ``first_moves``): a cell wins only if it wins
         both when White plays on and when White swaps (then White holds the mirrored cell
         and Black moves)."""
-        rules, n = self.rules, self.size
-        values = {}
-        for action in range(n * n):
-            plays_on = -self.value(rules.apply(rules.initial_state(), action))
-            y, x = divmod(action, n)
-            swapped = 1 if self.mover_wins(0, rules.cell_bits[x * n + y], BLACK) else -1
-            values[action] = min(plays_on, swapped)
-        return values
+        rules = self.rules
+        plays_on = {
+            action: -self.value(rules.apply(rules.initial_state(), action)) for action in range(rules.num_cells)
+        }
+        return {action: min(value, self.swapped_value(action)) for action, value in plays_on.items()}
+
+    def swapped_value(self, action: Action) -> int:
+        """Black's value of the first stone ``action`` once White swaps it (White then holds
+        the mirrored cell and Black moves), from this solver's rules without swap."""
+        n = self.size
+        y, x = divmod(action, n)
+        return 1 if self.mover_wins(0, self.rules.cell_bits[x * n + y], BLACK) else -1
 
     # -- the search ---------------------------------------------------------------------------
     def _make_search(self) -> Callable[..., tuple[bool, int]]:
@@ -269,32 +279,125 @@ def opening_table(size: int, values: dict[Action, int]) -> str:
 
 @dataclass(frozen=True)
 class Config(Options):
-    """Solve Hex's first moves (with and without the swap rule) and print them on the board."""
+    """Solve Hex's first moves (with and without the swap rule), print them on the board and
+    keep them under the runs root (Ctrl-C keeps every value found; the same command resumes)."""
 
     size: int = option(5, "board size", minimum=3, maximum=7)
     table_limit: int = option(
         20_000_000, "transposition table entries before it is cleared (about 150 bytes each)", minimum=1000
     )
+    root: str = option(str(RUNS_ROOT), "the runs root the values are kept under (<root>/hex/solved/size-N/)")
+    force: bool = option(False, "solve again even if every value is already kept")
+
+
+FIRST_MOVES = "first-moves.json"
+_TABLES = ("without_swap", "with_swap")
+
+
+def results_folder(size: int, root: Path | str = RUNS_ROOT) -> Path:
+    """Where ``boardgym solve hex --size N`` keeps its first moves' values."""
+    return Path(root) / "hex" / "solved" / f"size-{size}"
+
+
+def load_first_moves(path: Path, size: int) -> dict[str, Any]:
+    """The first moves' values kept in ``path`` (``{"without_swap": [...], "with_swap": [...]}``:
+    per cell, a1 ... by rows, 1 wins, -1 loses, None not solved yet; with ``nodes``, ``seconds``
+    and ``cpu_seconds`` spent on them so far), or one sentence saying what is wrong and what to do."""
+    cells = size * size
+    try:
+        data = json.loads(path.read_text())
+        problem = None
+        if not isinstance(data, dict) or data.get("size") != size:
+            problem = f"it is not the file of Hex {size}x{size}"
+        elif any(
+            not isinstance(data.get(name), list)
+            or len(data[name]) != cells
+            or any(value not in (1, -1, None) or isinstance(value, bool) for value in data[name])
+            for name in _TABLES
+        ):
+            problem = f"its tables are not {cells} values of 1, -1 or null each"
+        elif not all(
+            isinstance(data.get(name), int | float) and not isinstance(data[name], bool) and data[name] >= 0
+            for name in ("nodes", "seconds", "cpu_seconds")
+        ):
+            problem = "its nodes, seconds or cpu_seconds are not counts"
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        problem = f"it cannot be read ({error})"
+    if problem is not None:
+        raise BoardgymError(
+            f"{path} holds no Hex first moves this command can resume: {problem}; delete it, or pass --force "
+            "to solve again"
+        )
+    return data
 
 
 def main(argv: list[str] | None = None, prog: str = "boardgym solve hex") -> int:
+    from tqdm import tqdm
+
     config = options_from_argv(Config, argv, prog=prog)
-    solver = HexSolver(config.size, table_limit=config.table_limit)
-    for swap in (False, True):
+    size, cells = config.size, config.size**2
+    folder = results_folder(size, config.root)
+    path = folder / FIRST_MOVES
+    with RunLock(folder):
+        if path.exists() and not config.force:
+            kept = load_first_moves(path, size)
+        else:
+            kept = {
+                "size": size,
+                **{name: [None] * cells for name in _TABLES},
+                "nodes": 0,
+                "seconds": 0,
+                "cpu_seconds": 0,
+            }
+        todo = [(name, cell) for name in _TABLES for cell in range(cells) if kept[name][cell] is None]
+        if todo and len(todo) < 2 * cells:
+            print(f"resuming from {path}: {2 * cells - len(todo)} of {2 * cells} first-move values already solved")
+        solver = HexSolver(size, table_limit=config.table_limit)
         started, cpu = time.perf_counter(), time.process_time()
-        values = solver.first_moves_with_swap() if swap else solver.first_moves()
-        start = max(values.values())
-        rule = "with the swap rule" if swap else "without swap"
+        spent = {"nodes": kept["nodes"], "seconds": kept["seconds"], "cpu_seconds": kept["cpu_seconds"]}
+
+        def keep() -> None:
+            kept["nodes"] = spent["nodes"] + solver.nodes
+            kept["seconds"] = round(spent["seconds"] + time.perf_counter() - started, 1)
+            kept["cpu_seconds"] = round(spent["cpu_seconds"] + time.process_time() - cpu, 1)
+            atomic_write_text(path, json.dumps(kept) + "\n")
+
+        if todo:
+            bar = tqdm(todo, desc=f"Hex {size}x{size} first moves", unit="move", disable=None)
+            solver.progress = lambda nodes: bar.set_postfix_str(f"{nodes:,} nodes", refresh=False)
+            try:
+                for name, cell in bar:
+                    if name == "without_swap":
+                        value = -solver.value(solver.rules.apply(solver.rules.initial_state(), cell))
+                    else:
+                        value = min(kept["without_swap"][cell], solver.swapped_value(cell))
+                    kept[name][cell] = value
+                    keep()
+            except KeyboardInterrupt:
+                bar.close()
+                keep()
+                done = sum(value is not None for name in _TABLES for value in kept[name])
+                print(
+                    f"\ninterrupted: {done} of {2 * cells} first-move values kept in {path}; "
+                    "run the same command to resume",
+                    file=sys.stderr,
+                )
+                return 130
+            bar.close()
+            keep()
+        for name in _TABLES:
+            values = dict(enumerate(kept[name]))
+            rule = "with the swap rule" if name == "with_swap" else "without swap"
+            print(
+                f"Hex {size}x{size} {rule}: the first player {'wins' if max(values.values()) > 0 else 'loses'}; "
+                f"W/L: Black's first stone wins/loses"
+            )
+            print(opening_table(size, values) + "\n")
         print(
-            f"Hex {config.size}x{config.size} {rule}: the first player {'wins' if start > 0 else 'loses'}; "
-            f"W/L: Black's first stone wins/loses"
-        )
-        print(opening_table(config.size, values))
-        print(
-            f"{time.perf_counter() - started:.1f} s ({time.process_time() - cpu:.1f} CPU s), "
-            f"{solver.nodes:,} nodes in all, {len(solver.table):,} table entries\n"
+            f"{kept['seconds']} s ({kept['cpu_seconds']} CPU s) and {kept['nodes']:,} nodes in all"
+            + ("" if todo else f", solved before; kept in {path} (--force to solve again)")
         )
     return 0
 
 
-__all__ = ["Config", "HexSolver", "main", "opening_table"]
+__all__ = ["FIRST_MOVES", "Config", "HexSolver", "load_first_moves", "main", "opening_table", "results_folder"]
