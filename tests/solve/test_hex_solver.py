@@ -156,10 +156,13 @@ def test_interrupted_solve_resumes_without_losing_work(
     kept = json.loads((results_folder(4, tmp_path) / FIRST_MOVES).read_text())
     assert kept["without_swap"][:5] == [-1, -1, -1, 1, -1] and kept["without_swap"][5:] == [None] * 11
     monkeypatch.setattr(HexSolver, "value", value)
-    searched = []
-    monkeypatch.setattr(
-        HexSolver, "mover_wins", lambda self, *a: searched.append(a) or HexSolver._root(self, *a, False)
-    )
+    searched, mover_wins = [], HexSolver.mover_wins
+
+    def counted(self: HexSolver, black: int, white: int, player: int) -> bool:
+        searched.append((black, white, player))
+        return mover_wins(self, black, white, player)
+
+    monkeypatch.setattr(HexSolver, "mover_wins", counted)
     assert main(["solve", "hex", "--size", "4", *root]) == 0
     out = capsys.readouterr().out
     assert "resuming from" in out and "5 of 32 first-move values already solved" in out
