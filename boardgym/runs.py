@@ -295,9 +295,10 @@ class RunLock:
             ...  # the only writer of folder
     """
 
-    def __init__(self, folder: Path | str) -> None:
+    def __init__(self, folder: Path | str, *, elsewhere: str = "pass another --run-name") -> None:
         self.folder = Path(folder)
         self.path = self.folder / LOCK_FILE
+        self.elsewhere = elsewhere  # how the refused caller writes somewhere else
         self._handle: Any = None
 
     @property
@@ -318,8 +319,7 @@ class RunLock:
                 handle.close()
                 who = f"process {holder}" if holder.isdigit() else "another process"
                 raise BoardgymError(
-                    f"run folder {str(self.folder)!r} is in use by {who}; wait for that run to end "
-                    "or pass another --run-name"
+                    f"run folder {str(self.folder)!r} is in use by {who}; wait for that run to end or {self.elsewhere}"
                 ) from None
         handle.seek(0)
         handle.truncate()

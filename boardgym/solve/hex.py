@@ -338,7 +338,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym solve hex") -> int
     size, cells = config.size, config.size**2
     folder = results_folder(size, config.root)
     path = folder / FIRST_MOVES
-    with RunLock(folder):
+    with RunLock(folder, elsewhere="pass another --root"):
         if path.exists() and not config.force:
             kept = load_first_moves(path, size)
         else:

@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym solve quixo") -> i
 
     config = options_from_argv(Config, argv, prog=prog)
     folder = table_folder(config.size, config.root)
-    with RunLock(folder):
+    with RunLock(folder, elsewhere="pass another --root"):
         if not config.force and (folder / TABLE).exists():
             table = QuixoTable.load(config.size, config.root)
             print(_summary(table, json.loads((folder / INFO).read_text())))

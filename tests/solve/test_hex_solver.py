@@ -195,3 +195,15 @@ def test_5x5_first_moves_match_the_published_values() -> None:
     assert table == FIVE
     assert _counts(values, 5) == (WINNING_FIRST_MOVES[5], UP_TO_THE_HALF_TURN[5])  # 13 and 7, as OEIS counts
     assert table[2][2] == "W" and table[0][0] == table[0][1] == table[4][4] == table[4][3] == "L"
+
+
+def test_a_second_solve_of_the_same_root_is_refused_while_one_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from boardgym.runs import RunLock
+
+    with RunLock(results_folder(4, tmp_path)):  # another solve holds it
+        assert main(["solve", "hex", "--size", "4", "--root", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "is in use by process" in error and "pass another --root" in error
+    assert main(["solve", "hex", "--size", "4", "--root", str(tmp_path)]) == 0
