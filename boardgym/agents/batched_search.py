@@ -231,14 +231,18 @@ class BatchedMCTS:
         return self.tactics.cache_hits
 
 
-def sample_actions(policy: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
+def sample_actions(policy: torch.Tensor, rng: np.random.Generator | torch.Tensor) -> torch.Tensor:
     """``long[B]``: one action drawn from each row of ``policy`` in proportion to its weights
-    (non-negative, not all zero; they need not sum to 1), by one uniform draw per row from
-    ``rng``."""
+    (non-negative, not all zero; they need not sum to 1), by one uniform draw per row: from
+    ``rng``, or ``rng`` the draws themselves (``float64[B]`` in [0, 1), on the policy's device:
+    drawn ahead, many moves at once, they cost a move nothing)."""
     # u in [0, 1), compared in float64: the first action whose share of the row's total so far
     # passes u; a weight of 0 adds nothing to the share, so it is never that action, and the
     # last share is exactly 1
-    draws = torch.as_tensor(rng.random(len(policy)), device=policy.device)
+    if isinstance(rng, torch.Tensor):
+        draws = rng
+    else:
+        draws = torch.as_tensor(rng.random(len(policy)), device=policy.device)
     cumulative = policy.cumsum(1)
     return (cumulative / cumulative[:, -1:] <= draws.unsqueeze(1)).sum(1)
 

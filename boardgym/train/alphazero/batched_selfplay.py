@@ -177,6 +177,9 @@ class BatchedSelfPlay:
         self._oldest_ended = _NONE_ENDED  # the first move of the oldest of them
         self._oldest = 0  # the first move of the oldest game in flight or ended, when last seen
         self._search: BatchedMCTS | None = None  # kept from call to call where it captures
+        self._draws: torch.Generator | None = None  # the moves' uniform draws (a call's own)
+        self._uniforms: torch.Tensor | None = None  # [DRAW_AHEAD, B]: row t - _uniforms_from: move t's
+        self._uniforms_from = 0
         self._key: Any = None
 
     @property
@@ -248,6 +251,10 @@ class BatchedSelfPlay:
         # the moves are legal by construction: the step reads nothing on the host, on any device
         # (on a CPU its checks' looks cost more than the work they skip)
         step = rules.step_unchecked
+        # the moves drawn take their uniform draws from a torch generator seeded from rng, on the
+        # device, DRAW_AHEAD moves at a time (a numpy draw and its copy cost a CPU 45 µs a move)
+        self._draws = torch.Generator(device).manual_seed(int(rng.integers(2**63)))
+        self._uniforms = None
         ended_games = 0
         while self.in_flight and not (keep and ended_games >= num_games):
             searched = time.perf_counter()
@@ -257,7 +264,7 @@ class BatchedSelfPlay:
             result.search_seconds += time.perf_counter() - searched
             result.searched += self.in_flight
             self._room()
-            actions = self._draw(found, schedule, rng)
+            actions = self._draw(found, schedule)
             before = self._state
             self._state = state = step(before, actions, auto_reset=auto_reset)
             self._pending.append(_Move(before, found.policy, found.legal, actions, state.rewards))
@@ -325,14 +332,26 @@ class BatchedSelfPlay:
             for slot, start in zip(put, starts, strict=True):
                 self._starts[slot] = start
 
-    def _draw(self, found: SearchResult, schedule: MoveSchedule, rng: np.random.Generator) -> torch.Tensor:
-        """The moves to play: the search's, or drawn where the schedule says (one draw a game:
-        in proportion to the policy, or uniform over the legal moves)."""
+    def _draw(self, found: SearchResult, schedule: MoveSchedule) -> torch.Tensor:
+        """The moves to play: the search's, or drawn where the schedule says (one uniform draw
+        a game: in proportion to the policy, or uniform over the legal moves)."""
         if not (schedule.random_opening_moves or schedule.temperature_moves):
             return found.action
         moves = self._move - self._first_on_device  # each game's moves so far
         weights = torch.where(schedule.random(moves).unsqueeze(1), found.legal, found.policy)  # legal: 1 or 0
-        return torch.where(schedule.random_or_drawn(moves), sample_actions(weights, rng), found.action)
+        return torch.where(schedule.random_or_drawn(moves), sample_actions(weights, self._uniform()), found.action)
+
+    def _uniform(self) -> torch.Tensor:
+        """``float64[B]`` in [0, 1): this move's draw for every game, a row of a block drawn
+        for ``DRAW_AHEAD`` moves (drawn again when it is used up or the batch changed size; a
+        draw is never used twice)."""
+        row = self._move - self._uniforms_from
+        block = self._uniforms
+        if block is None or row >= len(block) or block.shape[1] != self.in_flight:
+            device = self._first_on_device.device
+            block = torch.rand(DRAW_AHEAD, self.in_flight, dtype=torch.float64, device=device, generator=self._draws)
+            self._uniforms, self._uniforms_from, row = block, self._move, 0
+        return block[row]
 
     def _flush(self) -> None:
         """The moves played since the last time written into the log, many moves in one copy."""
@@ -453,6 +472,9 @@ class BatchedSelfPlay:
 
 
 _NONE_ENDED = 2**62  # no ended game waits to be collected
+
+DRAW_AHEAD = 32
+"""Moves whose uniform draws (random openings, temperature moves) are drawn at once."""
 
 WRITE_EVERY = 32
 """Moves kept as they were played before they are written into the ring (``MoveLog.write``),

@@ -19,7 +19,7 @@ from boardgym.agents.batched_tactics import DeviceTactics
 from boardgym.checkpoints import load_checkpoint
 from boardgym.evaluate.match import play_games
 from boardgym.train.alphazero import Config, main, resolve_workers, train
-from boardgym.train.alphazero.batched_selfplay import BatchedSelfPlay, play_batched_games
+from boardgym.train.alphazero.batched_selfplay import DRAW_AHEAD, BatchedSelfPlay, play_batched_games
 from boardgym.train.alphazero.selfplay import SelfPlaySettings
 from boardgym.types import BoardgymError
 
@@ -355,3 +355,27 @@ def test_a_move_reads_only_which_games_ended_where_the_search_is_sync_free(monke
         for action in moves:
             state = game.apply(state, action)
         assert game.is_terminal(state) or (len(moves) == 9 and outcome == (0.0, 0.0))
+
+
+def test_the_moves_uniform_draws_are_drawn_ahead_and_never_used_twice() -> None:
+    """A move's draws are a row of a block drawn for DRAW_AHEAD moves; a used-up block or a
+    batch of another size draws a new one; the same seed gives the same draws."""
+
+    def draws(seed: int) -> list[torch.Tensor]:
+        engine = BatchedSelfPlay(make_game("tictactoe"))
+        engine._draws = torch.Generator().manual_seed(seed)
+        rows = []
+        for width, moves in ((3, DRAW_AHEAD + 5), (2, 4), (4, 2)):
+            engine._first, engine._first_on_device = [0] * width, torch.zeros(width, dtype=torch.long)
+            for _ in range(moves):
+                rows.append(engine._uniform())
+                engine._move += 1
+        return rows
+
+    rows = draws(0)
+    assert [len(row) for row in rows] == [3] * (DRAW_AHEAD + 5) + [2] * 4 + [4] * 2
+    values = torch.cat(rows)
+    assert values.dtype == torch.float64 and bool(((values >= 0) & (values < 1)).all())
+    assert len(set(values.tolist())) == len(values)  # no draw used twice
+    assert all(torch.equal(a, b) for a, b in zip(rows, draws(0), strict=True))
+    assert not torch.equal(values, torch.cat(draws(1)))
