@@ -134,11 +134,14 @@ class HexSolver:
         without swap (its table shared with ``first_moves``): a cell wins only if it wins
         both when White plays on and when White swaps (then White holds the mirrored cell
         and Black moves)."""
-        rules = self.rules
-        plays_on = {
-            action: -self.value(rules.apply(rules.initial_state(), action)) for action in range(rules.num_cells)
-        }
+        plays_on = {action: self.first_move_value(action) for action in range(self.rules.num_cells)}
         return {action: min(value, self.swapped_value(action)) for action, value in plays_on.items()}
+
+    def first_move_value(self, action: Action) -> int:
+        """Black's value of the first stone ``action`` (with the swap rule when the solver's
+        rules have it): 1 wins, -1 loses."""
+        rules = self.rules
+        return -self.value(rules.apply(rules.initial_state(), action))
 
     def swapped_value(self, action: Action) -> int:
         """Black's value of the first stone ``action`` once White swaps it (White then holds
@@ -368,7 +371,7 @@ def main(argv: list[str] | None = None, prog: str = "boardgym solve hex") -> int
             try:
                 for name, cell in bar:
                     if name == "without_swap":
-                        value = -solver.value(solver.rules.apply(solver.rules.initial_state(), cell))
+                        value = solver.first_move_value(cell)
                     else:
                         value = min(kept["without_swap"][cell], solver.swapped_value(cell))
                     kept[name][cell] = value

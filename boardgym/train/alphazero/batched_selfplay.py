@@ -248,9 +248,6 @@ class BatchedSelfPlay:
         sync = device.type == "cuda"  # so that search_seconds is the search's (the host waits right after anyway)
         # the rules restart a game that ends in the step itself, where a game starts as the rules start it
         auto_reset = settings.random_start_moves <= 0 and not rules.random_start
-        # the moves are legal by construction: the step reads nothing on the host, on any device
-        # (on a CPU its checks' looks cost more than the work they skip)
-        step = rules.step_unchecked
         # the moves drawn take their uniform draws from a torch generator seeded from rng, on the
         # device, DRAW_AHEAD moves at a time (a numpy draw and its copy cost a CPU 45 µs a move)
         self._draws = torch.Generator(device).manual_seed(int(rng.integers(2**63)))
@@ -266,7 +263,9 @@ class BatchedSelfPlay:
             self._room()
             actions = self._draw(found, schedule)
             before = self._state
-            self._state = state = step(before, actions, auto_reset=auto_reset)
+            # the moves are legal by construction: the unchecked step reads nothing on the host, on
+            # any device (on a CPU the checked step's looks cost more than the work they skip)
+            self._state = state = rules.step_unchecked(before, actions, auto_reset=auto_reset)
             self._pending.append(_Move(before, found.policy, found.legal, actions, state.rewards))
             ended = state.ended.tolist()  # the one host read of a move
             if settings.max_moves:  # or cut at the move limit
