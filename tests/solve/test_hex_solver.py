@@ -10,6 +10,17 @@ losing first moves and asks whether c3 wins on every board from 5x5 up (it does 
 The On-Line Encyclopedia of Integer Sequences counts the winning first moves of n x n Hex:
 A212188 (n = 1..8: 1, 2, 5, 4, 13, 24, 27, 32) and, up to the board's half turn, A212189
 (1, 1, 3, 2, 7, 12, 14, 16).
+
+Cell by cell, the winning first moves are listed in Benzene's `share/swap-moves.txt` (the
+University of Alberta's Hex programs: the first moves its player swaps, which are the winning
+ones on the solved sizes). That file writes each cell with its row and column exchanged from
+the coordinates of Benzene's own solver: its 6x6 list is exactly the mirror image, across the
+a1-f6 diagonal, of the 6x6 results in Benzene's `regression/dfpn-solve-6x6.tst` ("play b a3",
+then White to move loses, and so on), which are in the coordinates of the regression puzzles
+below, the ones this solver reproduces. So the tables here are compared with the file's list
+mirrored: on 5x5 the file's d1 and b5 are a4 and e2 here. Benzene's regression puzzles
+(`regression/dfs-puzzle.tst` and `dfpn-puzzle.tst`, positions in `regression/sgf/puzzles/`)
+give the winner, or the winning moves, of positions set by Hein, Berge, Hayward and Henderson.
 """
 
 from __future__ import annotations
@@ -28,6 +39,27 @@ from boardgym.solve.hex import FIRST_MOVES, HexSolver, opening_table, results_fo
 
 WINNING_FIRST_MOVES = {1: 1, 2: 2, 3: 5, 4: 4, 5: 13, 6: 24}  # OEIS A212188
 UP_TO_THE_HALF_TURN = {1: 1, 2: 1, 3: 3, 4: 2, 5: 7, 6: 12}  # OEIS A212189
+
+# The winning first moves of Benzene's share/swap-moves.txt, as the file writes them.
+SWAP_MOVES_FILE = {
+    3: "b1 c1 b2 a3 b3",
+    4: "d1 c2 b3 a4",
+    5: "d1 e1 b2 c2 d2 b3 c3 d3 b4 c4 d4 a5 b5",
+    6: "c1 d1 e1 f1 b2 c2 d2 e2 b3 c3 d3 e3 b4 c4 d4 e4 b5 c5 d5 e5 a6 b6 c6 d6",
+}
+# The first moves after which White to move loses, in Benzene's regression/dfpn-solve-6x6.tst.
+DFPN_SOLVE_6X6 = "a3 a4 a5 a6 b2 b3 b4 b5 c2 c3 c4 c5 d2 d3 d4 d5 e2 e3 e4 e5 f1 f2 f3 f4"
+
+
+def _mirrored(cells: str) -> set[str]:
+    """Cells with their column and row exchanged: the mirror image across the diagonal that
+    runs from a1 to the opposite corner."""
+    return {f"{chr(ord('a') + int(cell[1:]) - 1)}{ord(cell[0]) - ord('a') + 1}" for cell in cells.split()}
+
+
+def _winning_cells(values: dict[int, int], size: int) -> set[str]:
+    return {f"{chr(ord('a') + cell % size)}{cell // size + 1}" for cell, value in values.items() if value > 0}
+
 
 # Black's first stone on 5x5, a1 ... e5 by rows (W wins, L loses), as the solver finds it.
 FIVE = [
@@ -57,6 +89,67 @@ def _counts(values: dict[int, int], size: int) -> tuple[int, int]:
 @pytest.mark.parametrize("size", [3, 4])
 def test_winning_first_moves_are_as_many_as_oeis_counts(size: int) -> None:
     assert _counts(HexSolver(size).first_moves(), size) == (WINNING_FIRST_MOVES[size], UP_TO_THE_HALF_TURN[size])
+
+
+def test_benzenes_swap_list_is_its_solvers_6x6_results_mirrored() -> None:
+    """Why the file's cells are mirrored before the comparisons: its 6x6 list and the 6x6
+    solve of the same program are mirror images, and not equal (each has 24 cells)."""
+    assert _mirrored(SWAP_MOVES_FILE[6]) == set(DFPN_SOLVE_6X6.split())
+    assert set(SWAP_MOVES_FILE[6].split()) != set(DFPN_SOLVE_6X6.split())
+    assert len(SWAP_MOVES_FILE[6].split()) == WINNING_FIRST_MOVES[6]
+
+
+@pytest.mark.parametrize("size", [3, 4])
+def test_first_moves_are_benzenes_cell_by_cell(size: int) -> None:
+    assert _winning_cells(HexSolver(size).first_moves(), size) == _mirrored(SWAP_MOVES_FILE[size])
+
+
+def test_5x5_first_moves_where_benzenes_list_and_its_mirror_differ() -> None:
+    """d1 and b5 (in the file as written) lose; a4 wins, and e2 by the half turn. The whole
+    table is the slow test below."""
+    game = Hex(size=5)
+    solver = HexSolver(5)
+    start = game.initial_state()
+    assert _mirrored(SWAP_MOVES_FILE[5]) ^ set(SWAP_MOVES_FILE[5].split()) == {"a4", "e2", "d1", "b5"}
+    values = {cell: solver.first_move_value(game.parse_action(start, cell)) for cell in ("d1", "b5", "a4", "c3")}
+    assert values == {"d1": -1, "b5": -1, "a4": 1, "c3": 1}
+
+
+# Benzene's regression puzzles up to 6x6: (file, size, Black's stones, White's stones, to move,
+# the winner or, after "wins:", the winning moves Benzene's solver lists).
+BENZENE_PUZZLES = [
+    ("3x3-hein-02", 3, "a2 b3", "a1", "white", "white"),
+    ("4x4-hein-04", 4, "d1 a4", "c2", "white", "white"),
+    ("4x4-hein-05", 4, "a4", "a1", "white", "white"),
+    ("4x4-hein-comp-05", 4, "d4", "a4", "black", "black"),
+    ("5x5-berge-1", 5, "b2 e2 e3 c3 a5", "a1 d2 d3 c4 b5", "white", "white"),
+    ("5x5-berge-comp-1", 5, "a1 e2 d3 b4 c4", "e1 b2 c3 b5 c5", "black", "black"),
+    ("5x5-hein-06", 5, "a2 b3 b4", "a3 c3 a5", "white", "wins: c2"),
+    ("5x5-hein-comp-06", 5, "c3 a5 c5", "b4 c4 d5", "black", "wins: d3"),
+    ("5x5-henderson-11", 5, "e1 c3 a4", "c2 b4", "white", "wins: c4"),
+    ("5x5-henderson-12", 5, "e1 c3 a4", "c2 d2 b4", "black", "wins: b3"),
+    ("6x6-hein-07", 6, "b3 d3 f3 b4 a5 c5", "c1 e1 a2 c3 e3", "white", "white"),
+    pytest.param("6x6-hein-03", 6, "c3 f3 d5", "b1 b5", "white", "white", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize(("name", "size", "black", "white", "mover", "expected"), BENZENE_PUZZLES)
+def test_benzenes_regression_puzzles(name: str, size: int, black: str, white: str, mover: str, expected: str) -> None:
+    """On these boards each puzzle's winning move is the only one, so the whole set of
+    winning moves is compared, not only the listed ones."""
+    game = Hex(size=size)
+    start = game.initial_state()
+
+    def bits(cells: str) -> int:
+        return sum(game.cell_bits[game.parse_action(start, cell)] for cell in cells.split())
+
+    state = game.state(bits(black), bits(white), ("black", "white").index(mover))
+    solver = HexSolver(size)
+    if expected.startswith("wins: "):
+        values = solver.move_values(state)
+        assert {game.action_to_str(state, a) for a, v in values.items() if v > 0} == set(expected[6:].split()), name
+    else:
+        assert (mover if solver.value(state) > 0 else ("black", "white")[mover == "black"]) == expected, name
 
 
 def test_with_swap_every_first_move_loses_and_white_swaps_the_winning_ones() -> None:
@@ -193,6 +286,7 @@ def test_5x5_first_moves_match_the_published_values() -> None:
     values = solver.first_moves()
     table = _table(values, 5)
     assert table == FIVE
+    assert _winning_cells(values, 5) == _mirrored(SWAP_MOVES_FILE[5])  # Benzene's list, cell by cell
     assert _counts(values, 5) == (WINNING_FIRST_MOVES[5], UP_TO_THE_HALF_TURN[5])  # 13 and 7, as OEIS counts
     assert table[2][2] == "W" and table[0][0] == table[0][1] == table[4][4] == table[4][3] == "L"
 
