@@ -5,8 +5,11 @@ draw) by the same method and analyses the smaller boards. The checks here are th
 is the fixed point of the rules (every position the best of its moves), that the 3x3 value
 equals the one an independent search of the game as played finds, and the 4x4 value this
 solve gives: a first-player win in 21 plies. The paper's values for the smaller boards are in
-its body, not its abstract; a summary of it (Hacker News item 31593726: "draw at optimal play
-on a 5x5 board, win for first player on smaller boards") agrees with 3x3 and 4x4 here.
+its body, not its English abstract. The abstract of its Japanese version (Game Programming
+Workshop 2020, IPSJ, pp. 181-188, "Quixoの強解決") says that 4x4 and 3x3 were analysed the
+same way and concrete winning sequences found (so neither is a draw), and a summary of the
+paper (Hacker News item 31593726: "draw at optimal play on a 5x5 board, win for first player
+on smaller boards") says whose: both agree with 3x3 and 4x4 here.
 """
 
 from __future__ import annotations
