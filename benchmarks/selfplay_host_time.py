@@ -62,7 +62,7 @@ def main() -> None:
     _timed(BatchedSelfPlay, "_search_for", searching)  # and the network's inference copy it searches with
     rules = rules_for(game, torch.device("cpu"))
     for name in ("step", "step_unchecked"):  # the rules' step of the moves played (not the search's)
-        if hasattr(rules, name):
+        if hasattr(rules, name):  # an older checkout, timed against this one, has no step_unchecked
             _timed(type(rules), name, stepping, skip=inside)
     selfplay = BatchedSelfPlay(game)
     rng = np.random.default_rng(0)
